@@ -1,0 +1,1 @@
+"""Agents: anything mapping observations and masks to actions (random, heuristic, search, learned)."""

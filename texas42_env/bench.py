@@ -1,0 +1,57 @@
+"""``texas42 bench``: how fast the core plays random legal hands, bidding included."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from .core import HAND_OVER, Game
+from .rules import preset
+from .sampling import uniform_legal
+
+BATCHES = (1, 64, 1024, 4096, 8192)
+
+
+def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.0,
+               seed: int = 0) -> dict:
+    """Random legal play of whole hands at ``batch`` tables for about ``seconds``.
+
+    Every table whose hand ends is dealt a new one at once, so every step is ``batch``
+    decisions. Returns ``{"kind": "core", "ruleset", "batch", "decisions_per_s",
+    "hands_per_s"}``.
+    """
+    game = Game(preset(ruleset))
+    rng = np.random.default_rng(seed)
+    st = game.reset(batch, seed=seed)
+    next_game = batch
+
+    def run(steps: int) -> tuple[int, int]:
+        nonlocal next_game
+        decisions = hands = 0
+        for _ in range(steps):
+            game.step(st, uniform_legal(game.legal_mask(st), rng))
+            decisions += batch
+            over = np.flatnonzero(st.phase >= HAND_OVER)
+            if over.size:
+                hands += over.size
+                game.new_games(st, over, np.arange(next_game, next_game + over.size))
+                next_game += over.size
+        return decisions, hands
+
+    run(20)  # warm up
+    steps, elapsed, decisions, hands = 8, 0.0, 0, 0
+    while elapsed < seconds:
+        t0 = time.perf_counter()
+        d, h = run(steps)
+        elapsed += time.perf_counter() - t0
+        decisions += d
+        hands += h
+        steps *= 2
+    return {"kind": "core", "ruleset": ruleset, "batch": batch,
+            "decisions_per_s": decisions / elapsed, "hands_per_s": hands / elapsed}
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -1,0 +1,657 @@
+"""The vectorized game core: B tables stepped at once.
+
+The state of B tables is a ``State``: NumPy arrays with a leading batch axis (hands as
+bitmasks, phase, bids, contract, the trick so far, points, scores). ``Game`` holds the rules
+and the lookup tables and offers whole-batch operations: ``reset``, ``legal_mask``, ``step``,
+``next_hand``. Tables in different phases step together; the only Python branching is per
+action kind present in the batch, never per table.
+
+A deal is fixed by ``(seed, game, hand)``: the seed of the run, the game's id and the hand's
+number within that game. It does not depend on the batch size or a table's position.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from . import tiles as T
+from .actions import (BID, DECLARE, EXCHANGE, MARKS0, NO_ACTION, PASS, PLAY, PLUNGE, POINTS0,
+                      SPLASH, action_space_for)
+from .rules import CONTRACT_NAMES, NELLO, SEVENS, RulesConfig
+
+# phases
+BIDDING, DECLARING, EXCHANGING, PLAYING, HAND_OVER, GAME_OVER = range(6)
+PHASE_NAMES = ("bid", "declare", "exchange", "play", "over", "over")
+
+_U1 = np.uint64(1)
+_M28 = np.uint64((1 << 28) - 1)
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal at its table; the batch state was left unchanged."""
+
+    def __init__(self, table: int, seat: int | None, action, reason: str, phase: str = ""):
+        self.table, self.seat, self.action, self.reason, self.phase = table, seat, action, reason, phase
+        super().__init__(
+            f"illegal action at table {table}, seat {seat} (phase {phase}): {action!r}: {reason}")
+
+
+class State:
+    """B tables as a struct of arrays (see ``FIELDS``). Mutated in place by ``Game.step``."""
+
+    FIELDS = (
+        "game_id", "hand_no", "dealer", "first_bidder", "to_move", "phase", "dealt", "hands",
+        "cat", "bids", "n_bids", "high_level", "high_bidder", "high_action", "bidder",
+        "declarer", "bid_marks", "bid_value", "need", "contract", "sit_out", "trick_size",
+        "trick_no", "n_in_trick", "leader", "led", "trick_tiles", "trick_seats", "plays",
+        "play_seats", "n_plays", "trick_leaders", "trick_winners", "trick_points", "points",
+        "tricks_won", "made", "hand_marks", "hand_score", "score", "winner", "legal",
+    )
+    __slots__ = FIELDS + ("seed",)
+
+    def __init__(self, batch: int, game: "Game", seed: int):
+        S, Tn, A = game.n_seats, game.n_tricks, game.n_actions
+        i64 = np.int64
+        self.seed = int(seed)
+        self.game_id = np.zeros(batch, i64)
+        self.hand_no = np.zeros(batch, i64)
+        self.dealer = np.zeros(batch, i64)
+        self.first_bidder = np.zeros(batch, i64)
+        self.to_move = np.full(batch, -1, i64)
+        self.phase = np.full(batch, HAND_OVER, i64)
+        self.dealt = np.zeros((batch, S), np.uint64)  # hands as dealt
+        self.hands = np.zeros((batch, S), np.uint64)  # tiles still held
+        self.cat = np.zeros(batch, np.uint64)
+        self.bids = np.full((batch, S), -1, i64)  # bid actions in bidding order
+        self.n_bids = np.zeros(batch, i64)
+        self.high_level = np.zeros(batch, i64)  # 0 none, 1..12 = 30..41, 12 + m = m marks
+        self.high_bidder = np.full(batch, -1, i64)
+        self.high_action = np.full(batch, -1, i64)
+        self.bidder = np.full(batch, -1, i64)
+        self.declarer = np.full(batch, -1, i64)
+        self.bid_marks = np.zeros(batch, i64)  # marks the hand is worth (a points bid: 1)
+        self.bid_value = np.zeros(batch, i64)  # what it is worth under the scoring mode
+        self.need = np.zeros(batch, i64)  # points to make a points bid; -1: every trick
+        self.contract = np.full(batch, -1, i64)
+        self.sit_out = np.full(batch, -1, i64)
+        self.trick_size = np.full(batch, S, i64)
+        self.trick_no = np.zeros(batch, i64)
+        self.n_in_trick = np.zeros(batch, i64)
+        self.leader = np.full(batch, -1, i64)
+        self.led = np.zeros(batch, i64)
+        self.trick_tiles = np.full((batch, S), -1, i64)
+        self.trick_seats = np.full((batch, S), -1, i64)
+        self.plays = np.full((batch, S * Tn), -1, i64)
+        self.play_seats = np.full((batch, S * Tn), -1, i64)
+        self.n_plays = np.zeros(batch, i64)
+        self.trick_leaders = np.full((batch, Tn), -1, i64)
+        self.trick_winners = np.full((batch, Tn), -1, i64)
+        self.trick_points = np.zeros((batch, Tn), i64)
+        self.points = np.zeros((batch, 2), i64)
+        self.tricks_won = np.zeros((batch, 2), i64)
+        self.made = np.full(batch, -1, i64)  # -1 undecided, 0 set, 1 made
+        self.hand_marks = np.zeros((batch, 2), i64)
+        self.hand_score = np.zeros((batch, 2), i64)
+        self.score = np.zeros((batch, 2), i64)  # the game score, this hand included once decided
+        self.winner = np.full(batch, -1, i64)  # team that won the game
+        self.legal = np.zeros((batch, A), bool)
+
+    @property
+    def batch_size(self) -> int:
+        return len(self.phase)
+
+    def copy(self) -> "State":
+        new = object.__new__(State)
+        new.seed = self.seed
+        for f in self.FIELDS:
+            setattr(new, f, getattr(self, f).copy())
+        return new
+
+    def take(self, idx) -> "State":
+        """A new state holding the tables ``idx`` (a copy)."""
+        idx = np.atleast_1d(np.asarray(idx))
+        new = object.__new__(State)
+        new.seed = self.seed
+        for f in self.FIELDS:
+            setattr(new, f, getattr(self, f)[idx].copy())
+        return new
+
+    def restore(self, other: "State") -> None:
+        for f in self.FIELDS:
+            getattr(self, f)[...] = getattr(other, f)
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finalizer over a uint64 array: a counter-based hash for seeding deals."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _key(seed: int, *parts) -> np.ndarray:
+    h = _mix(np.array([seed & (2**64 - 1)], np.uint64))
+    for p in parts:
+        h = _mix(h ^ np.asarray(p).astype(np.uint64))
+    return h
+
+
+class Game:
+    """The rules of one configuration, and batch operations over ``State``s of that game."""
+
+    def __init__(self, rules: RulesConfig | None = None):
+        self.rules = rules = rules or RulesConfig.make()
+        if rules.ruleset != "standard":
+            raise NotImplementedError(f"ruleset {rules.ruleset!r} is not in the core yet")
+        self.actions = action_space_for(rules)
+        self.tables = rules.tables
+        self.n_seats = rules.n_seats
+        self.n_tricks = rules.n_tricks
+        self.n_actions = self.actions.n
+        self.hand_size = rules.hand_size
+        self.n_instances = T.N_TILES * rules.copies
+        self.total_points = rules.total_points
+        self.target = rules.resolved_target
+        self._kind = self.actions.kind.astype(np.int64)
+        self._count = self.tables.count.astype(np.int64)
+        self._rank = self.tables.rank.astype(np.int64)
+        self._led = self.tables.led.astype(np.int64)
+        self._follow = self.tables.follow
+        self._sevens_rank = self.tables.sevens_rank.astype(np.int64)
+        self._shifts = np.arange(T.N_TILES, dtype=np.uint64)
+        self._build_bid_tables()
+
+    # ------------------------------------------------------------------ bidding rules
+    def level_name(self, level: int) -> str:
+        return str(29 + level) if level <= 12 else f"{level - 12}m"
+
+    def special_level(self, action: int, level: int) -> int:
+        """The level a plunge or splash bid stands at over the high bid ``level``."""
+        hm = max(level - 12, 0)
+        if action == PLUNGE:
+            return 12 + max(self.rules.plunge_marks, hm + 1)
+        return 12 + max(2, hm + 1)
+
+    def bid_reason(self, action: int, level: int, forced: bool, doubles: int) -> str | None:
+        """Why ``action`` may not be bid over high ``level`` (None when it may)."""
+        r = self.rules
+        high = self.level_name(level) if level else None
+        if action == PASS:
+            return "the last bidder must bid when all have passed" if forced else None
+        if action in (PLUNGE, SPLASH):
+            name = "plunge" if action == PLUNGE else "splash"
+            need = r.plunge_min_doubles if action == PLUNGE else 3
+            if not (r.plunge if action == PLUNGE else r.splash):
+                return f"{name} is not allowed under these rules"
+            if doubles < need:
+                return f"{name} needs at least {need} doubles"
+            if action == SPLASH and self.special_level(action, level) > 12 + 3:
+                return "a splash may not pass 3m"
+            return None
+        if POINTS0 <= action < MARKS0:
+            if level >= MARKS0:
+                return f"bid must exceed {high}"
+            return f"bid must exceed {high}" if action <= level else None
+        marks = action - 12
+        if level < MARKS0:
+            if marks > r.max_opening_marks:
+                return f"the first mark bid may be at most {r.max_opening_marks}m"
+            return None
+        if action <= level:
+            return f"bid must exceed {high}"
+        if marks != level - 12 + 1:
+            return f"a mark bid may only raise the high bid by one mark (to {level - 12 + 1}m)"
+        return None
+
+    def declare_reason(self, contract: int, marks: int, special: bool) -> str | None:
+        r = self.rules
+        if not r.contract_allowed(contract):
+            return f"{CONTRACT_NAMES[contract]} is not allowed under these rules"
+        if contract == NELLO:
+            if special:
+                return "nello may not be named after a plunge or splash"
+            if marks < r.nello_min_marks:
+                return f"nello needs a bid of at least {r.nello_min_marks}m"
+        if contract == SEVENS and not special and marks < r.sevens_min_marks:
+            return f"sevens needs a bid of at least {r.sevens_min_marks}m"
+        return None
+
+    def _build_bid_tables(self) -> None:
+        A, c0 = self.n_actions, self.actions.contract0
+        levels = 13 + 10
+        table = np.zeros((levels, 2, 8, A), bool)
+        for lv in range(levels):
+            for forced in (0, 1):
+                for dbl in range(8):
+                    for a in range(c0):
+                        table[lv, forced, dbl, a] = self.bid_reason(a, lv, bool(forced), dbl) is None
+        self._bid_legal = table
+        dec = np.zeros((11, 2, A), bool)
+        for marks in range(11):
+            for sp in (0, 1):
+                for c in range(len(CONTRACT_NAMES)):
+                    dec[marks, sp, c0 + c] = self.declare_reason(c, marks, bool(sp)) is None
+        self._declare_legal = dec
+
+    # ------------------------------------------------------------------ dealing
+    def deal(self, seed: int, game_ids, hand_nos) -> tuple[np.ndarray, np.ndarray]:
+        """Hands (uint64 bitmasks, [n, seats]) and cats for the deals ``(seed, game, hand)``."""
+        game_ids = np.atleast_1d(np.asarray(game_ids, np.int64))
+        hand_nos = np.broadcast_to(np.asarray(hand_nos, np.int64), game_ids.shape)
+        base = _key(seed, 1, game_ids, hand_nos)
+        ctr = np.arange(self.n_instances, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+        keys = _mix(base[:, None] ^ ctr[None, :])
+        perm = np.argsort(keys, axis=1, kind="stable").astype(np.uint64)
+        S, H = self.n_seats, self.hand_size
+        bits = _U1 << perm
+        hands = np.bitwise_or.reduce(bits[:, : S * H].reshape(-1, S, H), axis=2)
+        cat = np.bitwise_or.reduce(bits[:, S * H:], axis=1) if S * H < self.n_instances else \
+            np.zeros(len(game_ids), np.uint64)
+        return hands, cat
+
+    def first_dealer(self, seed: int, game_ids) -> np.ndarray:
+        game_ids = np.atleast_1d(np.asarray(game_ids, np.int64))
+        return (_key(seed, 2, game_ids) % np.uint64(self.n_seats)).astype(np.int64)
+
+    # ------------------------------------------------------------------ batch operations
+    def reset(self, batch_size: int, seed: int = 0, game_ids=None) -> State:
+        """``batch_size`` new games; table i plays game ``game_ids[i]`` (default i)."""
+        st = State(batch_size, self, seed)
+        idx = np.arange(batch_size)
+        self.new_games(st, idx, idx if game_ids is None else game_ids)
+        return st
+
+    def new_games(self, st: State, idx, game_ids) -> None:
+        """Start games ``game_ids`` afresh at tables ``idx`` (score 0, hand 0)."""
+        idx = np.atleast_1d(np.asarray(idx, np.int64))
+        game_ids = np.broadcast_to(np.asarray(game_ids, np.int64), idx.shape)
+        st.game_id[idx] = game_ids
+        st.hand_no[idx] = 0
+        st.score[idx] = 0
+        st.winner[idx] = -1
+        hands, cat = self.deal(st.seed, game_ids, 0)
+        self.set_hands(st, idx, hands, self.first_dealer(st.seed, game_ids), cat)
+
+    def next_hand(self, st: State, idx=None) -> None:
+        """Deal the next hand of the game at each table in ``idx`` (default: every table
+        whose hand is over and game is not); the deal passes to the left."""
+        if idx is None:
+            idx = np.flatnonzero(st.phase == HAND_OVER)
+        idx = np.atleast_1d(np.asarray(idx, np.int64))
+        if idx.size == 0:
+            return
+        bad = idx[st.phase[idx] != HAND_OVER]
+        if bad.size:
+            raise ValueError(f"table {int(bad[0])}: next_hand needs its hand over "
+                             f"and its game not over (phase {PHASE_NAMES[st.phase[bad[0]]]})")
+        st.hand_no[idx] += 1
+        hands, cat = self.deal(st.seed, st.game_id[idx], st.hand_no[idx])
+        self.set_hands(st, idx, hands, (st.dealer[idx] + 1) % self.n_seats, cat)
+
+    def set_hands(self, st: State, idx, hands, dealer, cat=None) -> None:
+        """Begin a hand at tables ``idx`` with the given hands (bitmasks) and dealer."""
+        idx = np.atleast_1d(np.asarray(idx, np.int64))
+        S = self.n_seats
+        st.dealt[idx] = hands
+        st.hands[idx] = hands
+        st.cat[idx] = 0 if cat is None else cat
+        st.dealer[idx] = dealer
+        if self.rules.first_bidder == "holder_of_1_0":
+            holder = (np.asarray(hands, np.uint64) >> np.uint64(T.tile_id(1, 0))) & _U1
+            first = np.argmax(holder, axis=1)
+        else:
+            first = (st.dealer[idx] + 1) % S
+        st.first_bidder[idx] = first
+        st.to_move[idx] = first
+        st.phase[idx] = BIDDING
+        for name, value in (("bids", -1), ("n_bids", 0), ("high_level", 0), ("high_bidder", -1),
+                            ("high_action", -1), ("bidder", -1), ("declarer", -1),
+                            ("bid_marks", 0), ("bid_value", 0), ("need", 0), ("contract", -1),
+                            ("sit_out", -1), ("trick_size", S), ("trick_no", 0),
+                            ("n_in_trick", 0), ("leader", -1), ("led", 0), ("trick_tiles", -1),
+                            ("trick_seats", -1), ("plays", -1), ("play_seats", -1),
+                            ("n_plays", 0), ("trick_leaders", -1), ("trick_winners", -1),
+                            ("trick_points", 0), ("points", 0), ("tricks_won", 0), ("made", -1),
+                            ("hand_marks", 0), ("hand_score", 0)):
+            getattr(st, name)[idx] = value
+        self._update_legal(st, idx)
+
+    def legal_mask(self, st: State) -> np.ndarray:
+        """Bool [B, n_actions]: the legal actions of the seat to move at each table
+        (all False where the hand is over)."""
+        return st.legal
+
+    def step(self, st: State, actions) -> None:
+        """Apply one action per table (``NO_ACTION`` where a table's hand is over).
+
+        Raises ``IllegalActionError`` for the first table whose action is not legal, before
+        any table changes.
+        """
+        actions = np.asarray(actions)
+        B = st.batch_size
+        if actions.shape != (B,):
+            raise ValueError(f"step needs one action per table: shape ({B},), got {actions.shape}")
+        if actions.dtype.kind not in "iu":
+            raise IllegalActionError(0, None, actions.tolist(), "actions must be integer ids")
+        actions = actions.astype(np.int64, copy=False)
+        if B == 1:  # one table: no masks, no index arrays to build
+            a = int(actions[0])
+            if not (0 <= a < self.n_actions and st.legal[0, a]):
+                if a == NO_ACTION and st.phase[0] >= HAND_OVER:
+                    return
+                self._raise_illegal(st, 0, a)
+            idx = _ONE
+            kind = self._kind[a]
+            (self._bid, self._declare, self._exchange, self._play)[kind](st, idx, actions)
+            self._update_legal(st, idx)
+            return
+        inrange = (actions >= 0) & (actions < self.n_actions)
+        safe = np.where(inrange, actions, 0)
+        ok = inrange & st.legal[np.arange(B), safe]
+        idle = (actions == NO_ACTION) & (st.phase >= HAND_OVER)
+        if not (ok | idle).all():
+            b = int(np.flatnonzero(~(ok | idle))[0])
+            self._raise_illegal(st, b, int(actions[b]))
+        kind = np.where(ok, self._kind[safe], -1)
+        acted = np.flatnonzero(ok)
+        if acted.size == B and (kind == PLAY).all():  # the common case mid-hand
+            self._play(st, acted, actions)
+        else:
+            for k, handler in ((PLAY, self._play), (BID, self._bid), (DECLARE, self._declare),
+                               (EXCHANGE, self._exchange)):
+                idx = np.flatnonzero(kind == k)
+                if idx.size:
+                    handler(st, idx, actions[idx])
+        self._update_legal(st, acted)
+
+    # ------------------------------------------------------------------ action handlers
+    def _bid(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
+        S = self.n_seats
+        seat = st.to_move[idx]
+        nb = st.n_bids[idx]
+        st.bids[idx, nb] = a
+        nb = nb + 1
+        st.n_bids[idx] = nb
+        level = st.high_level[idx]
+        hm = np.maximum(level - 12, 0)
+        new_level = np.where(a == PLUNGE, 12 + np.maximum(self.rules.plunge_marks, hm + 1),
+                             np.where(a == SPLASH, 12 + np.maximum(2, hm + 1), a))
+        bid = a != PASS
+        st.high_level[idx] = np.where(bid, new_level, level)
+        st.high_bidder[idx] = np.where(bid, seat, st.high_bidder[idx])
+        st.high_action[idx] = np.where(bid, a, st.high_action[idx])
+        st.to_move[idx] = (seat + 1) % S
+        done = nb == S
+        if done.any():
+            self._end_bidding(st, idx[done])
+
+    def _end_bidding(self, st: State, idx: np.ndarray) -> None:
+        S = self.n_seats
+        bidder = st.high_bidder[idx]
+        thrown = bidder < 0
+        if thrown.any():
+            t = idx[thrown]
+            st.phase[t] = HAND_OVER
+            st.to_move[t] = -1
+            idx, bidder = idx[~thrown], bidder[~thrown]
+        if idx.size == 0:
+            return
+        level = st.high_level[idx]
+        action = st.high_action[idx]
+        special = (action == PLUNGE) | (action == SPLASH)
+        declarer = np.where(special, (bidder + 2) % S, bidder)
+        marks = np.maximum(level - 12, 0)
+        points_bid = level <= 12
+        st.bidder[idx] = bidder
+        st.declarer[idx] = declarer
+        st.bid_marks[idx] = np.maximum(marks, 1)
+        if self.rules.scoring == "marks":
+            st.bid_value[idx] = np.maximum(marks, 1)
+        else:
+            st.bid_value[idx] = np.where(points_bid, level + 29, 42 * marks)
+        st.need[idx] = np.where(points_bid, level + 29, -1)
+        st.phase[idx] = DECLARING
+        st.to_move[idx] = declarer
+
+    def _declare(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
+        S = self.n_seats
+        c = a - self.actions.contract0
+        st.contract[idx] = c
+        nello = c == NELLO
+        st.sit_out[idx] = np.where(nello, (st.bidder[idx] + 2) % S, -1)
+        st.trick_size[idx] = S - nello
+        st.need[idx] = np.where(c == SEVENS, -1, st.need[idx])
+        st.phase[idx] = PLAYING
+        st.leader[idx] = st.declarer[idx]
+        st.to_move[idx] = st.declarer[idx]
+
+    def _exchange(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
+        raise NotImplementedError("the exchange belongs to the six-player ruleset")
+
+    def _play(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
+        S = self.n_seats
+        tile = a - self.actions.play0
+        seat = st.to_move[idx]
+        bit = _U1 << tile.astype(np.uint64)
+        st.hands[idx, seat] &= ~bit
+        pos = st.n_in_trick[idx]
+        st.trick_tiles[idx, pos] = tile
+        st.trick_seats[idx, pos] = seat
+        n = st.n_plays[idx]
+        st.plays[idx, n] = tile
+        st.play_seats[idx, n] = seat
+        st.n_plays[idx] = n + 1
+        lead = pos == 0
+        if lead.any():
+            li = idx[lead]
+            st.led[li] = self._led[st.contract[li], tile[lead]]
+            st.leader[li] = seat[lead]
+        pos = pos + 1
+        st.n_in_trick[idx] = pos
+        nxt = (seat + 1) % S
+        nxt = np.where(nxt == st.sit_out[idx], (nxt + 1) % S, nxt)
+        st.to_move[idx] = nxt
+        done = pos == st.trick_size[idx]
+        if done.all():
+            self._finish_trick(st, idx)
+        elif done.any():
+            self._finish_trick(st, idx[done])
+
+    def _finish_trick(self, st: State, idx: np.ndarray) -> None:
+        tiles = st.trick_tiles[idx]
+        seats = st.trick_seats[idx]
+        contract = st.contract[idx]
+        held = tiles >= 0
+        safe = np.where(held, tiles, 0)
+        rank = self._rank[contract[:, None], st.led[idx][:, None], safe]
+        sevens = contract == SEVENS
+        if sevens.any():
+            sr = self._sevens_rank[safe] * 2
+            if self.rules.sevens_tie == "bidder":
+                sr += (seats & 1) == (st.bidder[idx][:, None] & 1)
+            rank = np.where(sevens[:, None], sr, rank)
+        rank = np.where(held, rank, -1)
+        w = np.argmax(rank, axis=1)
+        rows = np.arange(len(idx))
+        winner = seats[rows, w]
+        pts = self.rules.points_per_trick + np.where(held, self._count[safe], 0).sum(axis=1)
+        team = winner & 1
+        st.points[idx, team] += pts
+        st.tricks_won[idx, team] += 1
+        tn = st.trick_no[idx]
+        st.trick_leaders[idx, tn] = st.leader[idx]
+        st.trick_winners[idx, tn] = winner
+        st.trick_points[idx, tn] = pts
+        tn = tn + 1
+        st.trick_no[idx] = tn
+        st.n_in_trick[idx] = 0
+        st.trick_tiles[idx] = -1
+        st.trick_seats[idx] = -1
+        st.to_move[idx] = winner
+        st.leader[idx] = winner
+        # decided? judged from what has been taken, never by looking ahead
+        bidder = st.bidder[idx]
+        bt = bidder & 1
+        ot = bt ^ 1
+        need = st.need[idx]
+        last = tn == self.n_tricks
+        nello = contract == NELLO
+        every = need < 0
+        pts_b = st.points[idx, bt]
+        pts_o = st.points[idx, ot]
+        lost = np.where(nello, st.tricks_won[idx, bt] > 0, st.tricks_won[idx, ot] > 0)
+        set_ = np.where(nello | every, lost, pts_o > self.total_points - need)
+        made = np.where(nello | every, last & ~lost, pts_b >= need)
+        was = st.made[idx]
+        new = (was < 0) & (set_ | made)
+        if new.any():
+            ni = idx[new]
+            m = made[new]
+            st.made[ni] = m
+            win_team = np.where(m, bt[new], ot[new])
+            st.hand_marks[ni, win_team] = st.bid_marks[ni]
+            st.hand_score[ni, win_team] = st.bid_value[ni]
+            st.score[ni, win_team] += st.bid_value[ni]
+        decided = st.made[idx] >= 0
+        over = last | (sevens & set_)
+        if not self.rules.play_out:
+            over |= decided
+        if over.any():
+            oi = idx[over]
+            st.phase[oi] = HAND_OVER
+            st.to_move[oi] = -1
+            sc = st.score[oi]
+            won = sc.max(axis=1) >= self.target
+            if won.any():
+                gi = oi[won]
+                st.phase[gi] = GAME_OVER
+                st.winner[gi] = np.argmax(sc[won], axis=1)
+
+    # ------------------------------------------------------------------ legality
+    def _update_legal(self, st: State, idx: np.ndarray) -> None:
+        if idx.size == 0:
+            return
+        phase = st.phase[idx]
+        if idx.size == 1:
+            p = int(phase[0])
+            groups = [(p, idx)]
+        else:
+            groups = [(p, idx[phase == p]) for p in (PLAYING, BIDDING, DECLARING, HAND_OVER,
+                                                      GAME_OVER)]
+        for p, sub in groups:
+            if sub.size == 0:
+                continue
+            if p == PLAYING:
+                self._legal_plays(st, sub)
+            elif p == BIDDING:
+                level = st.high_level[sub]
+                forced = (st.n_bids[sub] == self.n_seats - 1) & (level == 0)
+                if self.rules.all_pass != "force_dealer":
+                    forced[:] = False
+                hand = st.hands[sub, st.to_move[sub]]
+                dbl = np.bitwise_count(hand & np.uint64(T.DOUBLES_MASK)).astype(np.int64)
+                st.legal[sub] = self._bid_legal[level, forced.astype(np.int64), dbl]
+            elif p == DECLARING:
+                special = (st.high_action[sub] == PLUNGE) | (st.high_action[sub] == SPLASH)
+                marks = np.maximum(st.high_level[sub] - 12, 0)
+                st.legal[sub] = self._declare_legal[marks, special.astype(np.int64)]
+            else:
+                st.legal[sub] = False
+
+    def _legal_plays(self, st: State, idx: np.ndarray) -> None:
+        hand = st.hands[idx, st.to_move[idx]]
+        contract = st.contract[idx]
+        follow = self._follow[contract, st.led[idx]] & hand
+        plays = np.where((st.n_in_trick[idx] > 0) & (follow != 0), follow, hand)
+        sevens = contract == SEVENS
+        if sevens.any():
+            h = hand[sevens]
+            out = np.zeros_like(h)
+            found = np.zeros(h.shape, bool)
+            for cls in self.tables.sevens_class:
+                x = h & cls
+                take = ~found & (x != 0)
+                out = np.where(take, x, out)
+                found |= take
+            plays[sevens] = out
+        bits = np.unpackbits(plays.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
+                             bitorder="little")[:, : T.N_TILES].view(bool)
+        p0 = self.actions.play0
+        legal = st.legal
+        legal[idx, :p0] = False
+        legal[idx, p0:] = bits
+
+    # ------------------------------------------------------------------ explanations (slow)
+    def explain(self, st: State, b: int, action) -> tuple[str, int | None, str]:
+        """(phase, seat, reason) for an action at table ``b`` that is not legal; slow."""
+        phase = int(st.phase[b])
+        pname = PHASE_NAMES[phase]
+        if phase >= HAND_OVER:
+            return pname, None, "game is over" if phase == GAME_OVER else "hand is over"
+        seat = int(st.to_move[b])
+        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.n_actions:
+            return pname, seat, f"not an action id (0..{self.n_actions - 1})"
+        action = int(action)
+        kind = int(self._kind[action])
+        due = {BIDDING: "a bid", DECLARING: "a contract", PLAYING: "a play",
+               EXCHANGING: "the exchange"}[phase]
+        if kind != (BID, DECLARE, EXCHANGE, PLAY)[phase]:
+            return pname, seat, f"{due} is due, not {('a bid', 'a contract', 'an exchange', 'a play')[kind]}"
+        if phase == BIDDING:
+            level = int(st.high_level[b])
+            forced = (self.rules.all_pass == "force_dealer" and level == 0
+                      and int(st.n_bids[b]) == self.n_seats - 1)
+            dbl = bin(int(st.hands[b, seat]) & T.DOUBLES_MASK).count("1")
+            reason = self.bid_reason(action, level, forced, dbl)
+        elif phase == DECLARING:
+            special = int(st.high_action[b]) in (PLUNGE, SPLASH)
+            reason = self.declare_reason(action - self.actions.contract0,
+                                         max(int(st.high_level[b]) - 12, 0), special)
+        else:
+            reason = self._play_reason(st, b, seat, action - self.actions.play0)
+        return pname, seat, reason or "not legal"
+
+    def _play_reason(self, st: State, b: int, seat: int, tile: int) -> str | None:
+        hand = int(st.hands[b, seat])
+        if self.rules.copies == 2:
+            hand = (hand | hand >> 28) & int(_M28)
+        if not hand >> tile & 1:
+            return "not in hand"
+        c = int(st.contract[b])
+        if c == SEVENS:
+            d = abs(int(T.PIPS[tile]) - 7)
+            best = min(abs(int(T.PIPS[t]) - 7) for t in T.tiles_of(hand))
+            if d > best:
+                return f"must play a tile closest to 7 (one {best} away)"
+            return None
+        if int(st.n_in_trick[b]) == 0:
+            return None
+        led = int(st.led[b])
+        follow = int(self._follow[c, led]) & hand
+        if follow and not follow >> tile & 1:
+            return f"must follow {self.tables.suit_name(led)}"
+        return None
+
+    def _raise_illegal(self, st: State, b: int, action) -> None:
+        phase, seat, reason = self.explain(st, b, action)
+        name = self.actions.name(action) if isinstance(action, int) and 0 <= action < self.n_actions else action
+        raise IllegalActionError(b, seat, name, reason, phase)
+
+    # ------------------------------------------------------------------ conveniences
+    def hand_tiles(self, st: State, b: int, seat: int, dealt: bool = False) -> list[int]:
+        """Tile ids held by ``seat`` at table ``b`` (as dealt with ``dealt=True``)."""
+        m = int((st.dealt if dealt else st.hands)[b, seat])
+        return [t % T.N_TILES for t in T.tiles_of(m)]
+
+    def legal_actions(self, st: State, b: int) -> list[int]:
+        return np.flatnonzero(st.legal[b]).tolist()
+
+
+_ONE = np.zeros(1, np.int64)
+
+
+def hands_to_masks(hands: Iterable[Iterable[int]]) -> np.ndarray:
+    """uint64 bitmasks of hands given as lists of tile ids (standard ruleset)."""
+    return np.array([T.mask_of(h) for h in hands], dtype=np.uint64)
