@@ -39,87 +39,82 @@ class IllegalActionError(ValueError):
 
 
 class State:
-    """B tables as a struct of arrays (see ``FIELDS``). Mutated in place by ``Game.step``."""
+    """B tables as a struct of arrays, mutated in place by ``Game.step``.
 
-    FIELDS = (
-        "game_id", "hand_no", "dealer", "first_bidder", "to_move", "phase", "dealt", "hands",
-        "cat", "bids", "n_bids", "high_level", "high_bidder", "high_action", "bidder",
-        "declarer", "bid_marks", "bid_value", "need", "contract", "sit_out", "trick_size",
-        "trick_no", "n_in_trick", "leader", "led", "trick_tiles", "trick_seats", "plays",
-        "play_seats", "n_plays", "trick_leaders", "trick_winners", "trick_points", "points",
-        "tricks_won", "made", "hand_marks", "hand_score", "score", "winner", "legal",
+    Scalar fields per table (``phase``, ``to_move``, ``contract``...) are rows of one int64
+    block and the per-hand 2-D fields (``bids``, ``plays``, tricks, points...) are column
+    groups of another, so dealing a new hand resets each block in one operation. Every field
+    is a plain NumPy view with the batch on its first axis.
+    """
+
+    GAME_FIELDS = ("game_id", "hand_no", "dealer", "first_bidder", "winner")
+    # per-hand scalars and the value a new hand starts with (None: set when dealing)
+    HAND_FIELDS = (
+        ("to_move", None), ("phase", None), ("n_bids", 0), ("high_level", 0),
+        ("high_bidder", -1), ("high_action", -1), ("bidder", -1), ("declarer", -1),
+        ("bid_marks", 0), ("bid_value", 0), ("need", 0), ("contract", -1), ("sit_out", -1),
+        ("trick_size", None), ("trick_no", 0), ("n_in_trick", 0), ("leader", -1), ("led", 0),
+        ("n_plays", 0), ("made", -1), ("best_rank", -1), ("best_seat", -1), ("trick_pts", 0),
     )
-    __slots__ = FIELDS + ("seed",)
+
+    @staticmethod
+    def hand_arrays(S: int, Tn: int) -> tuple[tuple[str, int, int], ...]:
+        """Per-hand 2-D fields: (name, width, start value)."""
+        return (("bids", S, -1), ("trick_tiles", S, -1), ("trick_seats", S, -1),
+                ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
+                ("trick_winners", Tn, -1), ("trick_points", Tn, 0), ("points", 2, 0),
+                ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0))
 
     def __init__(self, batch: int, game: "Game", seed: int):
-        S, Tn, A = game.n_seats, game.n_tricks, game.n_actions
-        i64 = np.int64
+        S, Tn = game.n_seats, game.n_tricks
         self.seed = int(seed)
-        self.game_id = np.zeros(batch, i64)
-        self.hand_no = np.zeros(batch, i64)
-        self.dealer = np.zeros(batch, i64)
-        self.first_bidder = np.zeros(batch, i64)
-        self.to_move = np.full(batch, -1, i64)
-        self.phase = np.full(batch, HAND_OVER, i64)
-        self.dealt = np.zeros((batch, S), np.uint64)  # hands as dealt
+        self.n_seats, self.n_tricks = S, Tn
+        names = self.GAME_FIELDS + tuple(n for n, _ in self.HAND_FIELDS)
+        self.scalars = np.full((len(names), batch), -1, np.int64)
+        arrays = self.hand_arrays(S, Tn)
+        self.columns = np.zeros((batch, sum(w for _, w, _ in arrays)), np.int64)
+        self.dealt = np.zeros((batch, S), np.uint64)  # hands as dealt (bitmasks)
         self.hands = np.zeros((batch, S), np.uint64)  # tiles still held
         self.cat = np.zeros(batch, np.uint64)
-        self.bids = np.full((batch, S), -1, i64)  # bid actions in bidding order
-        self.n_bids = np.zeros(batch, i64)
-        self.high_level = np.zeros(batch, i64)  # 0 none, 1..12 = 30..41, 12 + m = m marks
-        self.high_bidder = np.full(batch, -1, i64)
-        self.high_action = np.full(batch, -1, i64)
-        self.bidder = np.full(batch, -1, i64)
-        self.declarer = np.full(batch, -1, i64)
-        self.bid_marks = np.zeros(batch, i64)  # marks the hand is worth (a points bid: 1)
-        self.bid_value = np.zeros(batch, i64)  # what it is worth under the scoring mode
-        self.need = np.zeros(batch, i64)  # points to make a points bid; -1: every trick
-        self.contract = np.full(batch, -1, i64)
-        self.sit_out = np.full(batch, -1, i64)
-        self.trick_size = np.full(batch, S, i64)
-        self.trick_no = np.zeros(batch, i64)
-        self.n_in_trick = np.zeros(batch, i64)
-        self.leader = np.full(batch, -1, i64)
-        self.led = np.zeros(batch, i64)
-        self.trick_tiles = np.full((batch, S), -1, i64)
-        self.trick_seats = np.full((batch, S), -1, i64)
-        self.plays = np.full((batch, S * Tn), -1, i64)
-        self.play_seats = np.full((batch, S * Tn), -1, i64)
-        self.n_plays = np.zeros(batch, i64)
-        self.trick_leaders = np.full((batch, Tn), -1, i64)
-        self.trick_winners = np.full((batch, Tn), -1, i64)
-        self.trick_points = np.zeros((batch, Tn), i64)
-        self.points = np.zeros((batch, 2), i64)
-        self.tricks_won = np.zeros((batch, 2), i64)
-        self.made = np.full(batch, -1, i64)  # -1 undecided, 0 set, 1 made
-        self.hand_marks = np.zeros((batch, 2), i64)
-        self.hand_score = np.zeros((batch, 2), i64)
-        self.score = np.zeros((batch, 2), i64)  # the game score, this hand included once decided
-        self.winner = np.full(batch, -1, i64)  # team that won the game
-        self.legal = np.zeros((batch, A), bool)
+        self.score = np.zeros((batch, 2), np.int64)  # game score, this hand's once decided
+        self.legal = np.zeros((batch, game.n_actions), bool)
+        self._bind()
+        self.phase[:] = HAND_OVER
+
+    def _bind(self) -> None:
+        names = self.GAME_FIELDS + tuple(n for n, _ in self.HAND_FIELDS)
+        for i, name in enumerate(names):
+            setattr(self, name, self.scalars[i])
+        col = 0
+        for name, width, _ in self.hand_arrays(self.n_seats, self.n_tricks):
+            setattr(self, name, self.columns[:, col:col + width])
+            col += width
 
     @property
     def batch_size(self) -> int:
-        return len(self.phase)
+        return self.scalars.shape[1]
+
+    STORED = ("scalars", "columns", "dealt", "hands", "cat", "score", "legal")
+
+    def _new(self, pick) -> "State":
+        new = object.__new__(State)
+        new.seed, new.n_seats, new.n_tricks = self.seed, self.n_seats, self.n_tricks
+        for f in self.STORED:
+            arr = getattr(self, f)
+            setattr(new, f, pick(arr, f == "scalars"))
+        new._bind()
+        return new
 
     def copy(self) -> "State":
-        new = object.__new__(State)
-        new.seed = self.seed
-        for f in self.FIELDS:
-            setattr(new, f, getattr(self, f).copy())
-        return new
+        return self._new(lambda arr, rows: arr.copy())
 
     def take(self, idx) -> "State":
         """A new state holding the tables ``idx`` (a copy)."""
         idx = np.atleast_1d(np.asarray(idx))
-        new = object.__new__(State)
-        new.seed = self.seed
-        for f in self.FIELDS:
-            setattr(new, f, getattr(self, f)[idx].copy())
-        return new
+        return self._new(lambda arr, rows: arr[:, idx].copy() if rows else arr[idx].copy())
 
     def restore(self, other: "State") -> None:
-        for f in self.FIELDS:
+        for f in self.STORED:
             getattr(self, f)[...] = getattr(other, f)
 
 
@@ -160,8 +155,26 @@ class Game:
         self._led = self.tables.led.astype(np.int64)
         self._follow = self.tables.follow
         self._sevens_rank = self.tables.sevens_rank.astype(np.int64)
-        self._shifts = np.arange(T.N_TILES, dtype=np.uint64)
+        if rules.sevens:  # sevens: closeness to 7 decides the trick, whatever was led
+            self._rank[SEVENS] = self._sevens_rank[None, :] * 2
+        self._force = rules.all_pass == "force_dealer"
+        self._sevens_bidder_tie = rules.sevens and rules.sevens_tie == "bidder"
         self._build_bid_tables()
+        # plain-Python copies of the tables for the one-table path of ``step``
+        self._kind_l = self._kind.tolist()
+        self._rank_l = self._rank.tolist()
+        self._led_l = self._led.tolist()
+        self._follow_l = [[int(x) for x in row] for row in self._follow]
+        self._count_l = self._count.tolist()
+        self._sevens_class_l = [int(x) for x in self.tables.sevens_class]
+        self._bit_rows = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1,
+                                       bitorder="little").astype(bool)
+        n_game = len(State.GAME_FIELDS)
+        self._hand_rows = slice(n_game, n_game + len(State.HAND_FIELDS))
+        self._hand_init = np.array([-1 if v is None else v for _, v in State.HAND_FIELDS],
+                                   np.int64)[:, None]
+        arrays = State.hand_arrays(self.n_seats, self.n_tricks)
+        self._columns_init = np.concatenate([np.full(w, v, np.int64) for _, w, v in arrays])
 
     # ------------------------------------------------------------------ bidding rules
     def level_name(self, level: int) -> str:
@@ -303,19 +316,12 @@ class Game:
             first = np.argmax(holder, axis=1)
         else:
             first = (st.dealer[idx] + 1) % S
+        st.scalars[self._hand_rows, idx] = self._hand_init
+        st.columns[idx] = self._columns_init
         st.first_bidder[idx] = first
         st.to_move[idx] = first
         st.phase[idx] = BIDDING
-        for name, value in (("bids", -1), ("n_bids", 0), ("high_level", 0), ("high_bidder", -1),
-                            ("high_action", -1), ("bidder", -1), ("declarer", -1),
-                            ("bid_marks", 0), ("bid_value", 0), ("need", 0), ("contract", -1),
-                            ("sit_out", -1), ("trick_size", S), ("trick_no", 0),
-                            ("n_in_trick", 0), ("leader", -1), ("led", 0), ("trick_tiles", -1),
-                            ("trick_seats", -1), ("plays", -1), ("play_seats", -1),
-                            ("n_plays", 0), ("trick_leaders", -1), ("trick_winners", -1),
-                            ("trick_points", 0), ("points", 0), ("tricks_won", 0), ("made", -1),
-                            ("hand_marks", 0), ("hand_score", 0)):
-            getattr(st, name)[idx] = value
+        st.trick_size[idx] = S
         self._update_legal(st, idx)
 
     def legal_mask(self, st: State) -> np.ndarray:
@@ -336,16 +342,20 @@ class Game:
         if actions.dtype.kind not in "iu":
             raise IllegalActionError(0, None, actions.tolist(), "actions must be integer ids")
         actions = actions.astype(np.int64, copy=False)
-        if B == 1:  # one table: no masks, no index arrays to build
+        if B == 1:  # one table: the same rules on Python ints, without index arrays
             a = int(actions[0])
             if not (0 <= a < self.n_actions and st.legal[0, a]):
                 if a == NO_ACTION and st.phase[0] >= HAND_OVER:
                     return
                 self._raise_illegal(st, 0, a)
-            idx = _ONE
-            kind = self._kind[a]
-            (self._bid, self._declare, self._exchange, self._play)[kind](st, idx, actions)
-            self._update_legal(st, idx)
+            kind = self._kind_l[a]
+            if kind == PLAY:
+                self._play_one(st, a - self.actions.play0)
+            elif kind == BID:
+                self._bid_one(st, a)
+            else:
+                (self._bid, self._declare, self._exchange, self._play)[kind](st, _ONE, actions)
+            self._legal_one(st)
             return
         inrange = (actions >= 0) & (actions < self.n_actions)
         safe = np.where(inrange, actions, 0)
@@ -354,15 +364,16 @@ class Game:
         if not (ok | idle).all():
             b = int(np.flatnonzero(~(ok | idle))[0])
             self._raise_illegal(st, b, int(actions[b]))
-        kind = np.where(ok, self._kind[safe], -1)
+        kind = np.where(ok, self._kind[safe], EXCHANGE + 1)
         acted = np.flatnonzero(ok)
-        if acted.size == B and (kind == PLAY).all():  # the common case mid-hand
+        counts = np.bincount(kind, minlength=EXCHANGE + 2)
+        if counts[PLAY] == B:  # the common case mid-hand
             self._play(st, acted, actions)
         else:
             for k, handler in ((PLAY, self._play), (BID, self._bid), (DECLARE, self._declare),
                                (EXCHANGE, self._exchange)):
-                idx = np.flatnonzero(kind == k)
-                if idx.size:
+                if counts[k]:
+                    idx = np.flatnonzero(kind == k)
                     handler(st, idx, actions[idx])
         self._update_legal(st, acted)
 
@@ -431,11 +442,11 @@ class Game:
         raise NotImplementedError("the exchange belongs to the six-player ruleset")
 
     def _play(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
+        """Play tiles; the trick's best tile so far and its points are kept as it goes."""
         S = self.n_seats
         tile = a - self.actions.play0
         seat = st.to_move[idx]
-        bit = _U1 << tile.astype(np.uint64)
-        st.hands[idx, seat] &= ~bit
+        st.hands[idx, seat] &= ~(_U1 << tile.astype(np.uint64))
         pos = st.n_in_trick[idx]
         st.trick_tiles[idx, pos] = tile
         st.trick_seats[idx, pos] = seat
@@ -443,11 +454,17 @@ class Game:
         st.plays[idx, n] = tile
         st.play_seats[idx, n] = seat
         st.n_plays[idx] = n + 1
+        contract = st.contract[idx]
         lead = pos == 0
-        if lead.any():
-            li = idx[lead]
-            st.led[li] = self._led[st.contract[li], tile[lead]]
-            st.leader[li] = seat[lead]
+        led = np.where(lead, self._led[contract, tile], st.led[idx])
+        st.led[idx] = led
+        rank = self._rank[contract, led, tile]
+        if self._sevens_bidder_tie:  # ties for closest go to the bidding team
+            rank += (contract == SEVENS) & ((seat & 1) == (st.bidder[idx] & 1))
+        better = rank > np.where(lead, -1, st.best_rank[idx])  # the first of equals wins
+        st.best_rank[idx] = np.where(better, rank, st.best_rank[idx])
+        st.best_seat[idx] = np.where(better, seat, st.best_seat[idx])
+        st.trick_pts[idx] = np.where(lead, 0, st.trick_pts[idx]) + self._count[tile]
         pos = pos + 1
         st.n_in_trick[idx] = pos
         nxt = (seat + 1) % S
@@ -455,75 +472,124 @@ class Game:
         st.to_move[idx] = nxt
         done = pos == st.trick_size[idx]
         if done.all():
-            self._finish_trick(st, idx)
+            self._finish_trick(st, idx, contract)
         elif done.any():
-            self._finish_trick(st, idx[done])
+            self._finish_trick(st, idx[done], contract[done])
 
-    def _finish_trick(self, st: State, idx: np.ndarray) -> None:
-        tiles = st.trick_tiles[idx]
-        seats = st.trick_seats[idx]
-        contract = st.contract[idx]
-        held = tiles >= 0
-        safe = np.where(held, tiles, 0)
-        rank = self._rank[contract[:, None], st.led[idx][:, None], safe]
-        sevens = contract == SEVENS
-        if sevens.any():
-            sr = self._sevens_rank[safe] * 2
-            if self.rules.sevens_tie == "bidder":
-                sr += (seats & 1) == (st.bidder[idx][:, None] & 1)
-            rank = np.where(sevens[:, None], sr, rank)
-        rank = np.where(held, rank, -1)
-        w = np.argmax(rank, axis=1)
-        rows = np.arange(len(idx))
-        winner = seats[rows, w]
-        pts = self.rules.points_per_trick + np.where(held, self._count[safe], 0).sum(axis=1)
+    def _bid_one(self, st: State, a: int) -> None:
+        """``_bid`` for a batch of one table."""
+        seat, nb = int(st.to_move[0]), int(st.n_bids[0])
+        st.bids[0, nb] = a
+        st.n_bids[0] = nb + 1
+        if a != PASS:
+            st.high_level[0] = self.special_level(a, int(st.high_level[0])) \
+                if a in (PLUNGE, SPLASH) else a
+            st.high_bidder[0] = seat
+            st.high_action[0] = a
+        st.to_move[0] = (seat + 1) % self.n_seats
+        if nb + 1 == self.n_seats:
+            self._end_bidding(st, _ONE)
+
+    def _play_one(self, st: State, tile: int) -> None:
+        """``_play`` for a batch of one table."""
+        seat = int(st.to_move[0])
+        st.hands[0, seat] = int(st.hands[0, seat]) & ~(1 << tile)
+        pos, n, c = int(st.n_in_trick[0]), int(st.n_plays[0]), int(st.contract[0])
+        st.trick_tiles[0, pos] = tile
+        st.trick_seats[0, pos] = seat
+        st.plays[0, n] = tile
+        st.play_seats[0, n] = seat
+        st.n_plays[0] = n + 1
+        if pos == 0:
+            led, best, pts = self._led_l[c][tile], -1, 0
+            st.led[0] = led
+        else:
+            led, best, pts = int(st.led[0]), int(st.best_rank[0]), int(st.trick_pts[0])
+        rank = self._rank_l[c][led][tile]
+        if self._sevens_bidder_tie and c == SEVENS and seat & 1 == int(st.bidder[0]) & 1:
+            rank += 1
+        if rank > best:
+            st.best_rank[0] = rank
+            st.best_seat[0] = seat
+        st.trick_pts[0] = pts + self._count_l[tile]
+        st.n_in_trick[0] = pos + 1
+        nxt = (seat + 1) % self.n_seats
+        if nxt == st.sit_out[0]:
+            nxt = (nxt + 1) % self.n_seats
+        st.to_move[0] = nxt
+        if pos + 1 == st.trick_size[0]:
+            self._finish_trick(st, _ONE, st.contract[:1])
+
+    def _legal_one(self, st: State) -> None:
+        """``_update_legal`` for a batch of one table."""
+        phase = int(st.phase[0])
+        legal = st.legal[0]
+        if phase == PLAYING:
+            hand = int(st.hands[0, st.to_move[0]])
+            c = int(st.contract[0])
+            if c == SEVENS:
+                plays = next(x for x in (hand & m for m in self._sevens_class_l) if x)
+            else:
+                follow = self._follow_l[c][int(st.led[0])] & hand if st.n_in_trick[0] else 0
+                plays = follow or hand
+            p0 = self.actions.play0
+            legal[:p0] = False
+            rows = self._bit_rows
+            legal[p0:p0 + 8] = rows[plays & 255]
+            legal[p0 + 8:p0 + 16] = rows[plays >> 8 & 255]
+            legal[p0 + 16:p0 + 24] = rows[plays >> 16 & 255]
+            legal[p0 + 24:p0 + 28] = rows[plays >> 24 & 15, :4]
+        elif phase == BIDDING:
+            level = int(st.high_level[0])
+            forced = self._force and level == 0 and st.n_bids[0] == self.n_seats - 1
+            dbl = (int(st.hands[0, st.to_move[0]]) & T.DOUBLES_MASK).bit_count()
+            legal[:] = self._bid_legal[level, int(forced), dbl]
+        else:
+            self._update_legal(st, _ONE)
+
+    def _finish_trick(self, st: State, idx: np.ndarray, contract: np.ndarray) -> None:
+        winner = st.best_seat[idx]
+        pts = st.trick_pts[idx] + self.rules.points_per_trick
         team = winner & 1
         st.points[idx, team] += pts
         st.tricks_won[idx, team] += 1
         tn = st.trick_no[idx]
-        st.trick_leaders[idx, tn] = st.leader[idx]
+        st.trick_leaders[idx, tn] = st.trick_seats[idx, 0]
         st.trick_winners[idx, tn] = winner
         st.trick_points[idx, tn] = pts
         tn = tn + 1
         st.trick_no[idx] = tn
         st.n_in_trick[idx] = 0
-        st.trick_tiles[idx] = -1
-        st.trick_seats[idx] = -1
         st.to_move[idx] = winner
         st.leader[idx] = winner
         # decided? judged from what has been taken, never by looking ahead
-        bidder = st.bidder[idx]
-        bt = bidder & 1
-        ot = bt ^ 1
+        bt = st.bidder[idx] & 1
         need = st.need[idx]
         last = tn == self.n_tricks
         nello = contract == NELLO
-        every = need < 0
-        pts_b = st.points[idx, bt]
-        pts_o = st.points[idx, ot]
-        lost = np.where(nello, st.tricks_won[idx, bt] > 0, st.tricks_won[idx, ot] > 0)
-        set_ = np.where(nello | every, lost, pts_o > self.total_points - need)
-        made = np.where(nello | every, last & ~lost, pts_b >= need)
-        was = st.made[idx]
-        new = (was < 0) & (set_ | made)
+        every = (need < 0) | nello
+        lost = (team == bt) == nello  # nello: the bidder took a trick; else the others did
+        set_ = np.where(every, lost, st.points[idx, bt ^ 1] > self.total_points - need)
+        made = np.where(every, last & ~lost, st.points[idx, bt] >= need)
+        new = (st.made[idx] < 0) & (set_ | made)
         if new.any():
             ni = idx[new]
             m = made[new]
             st.made[ni] = m
-            win_team = np.where(m, bt[new], ot[new])
+            win_team = np.where(m, bt[new], bt[new] ^ 1)
             st.hand_marks[ni, win_team] = st.bid_marks[ni]
-            st.hand_score[ni, win_team] = st.bid_value[ni]
-            st.score[ni, win_team] += st.bid_value[ni]
-        decided = st.made[idx] >= 0
-        over = last | (sevens & set_)
+            value = st.bid_value[ni]
+            st.hand_score[ni, win_team] = value
+            st.score[ni, win_team] += value
+        over = last | ((contract == SEVENS) & set_)
         if not self.rules.play_out:
-            over |= decided
+            over |= st.made[idx] >= 0
         if over.any():
             oi = idx[over]
             st.phase[oi] = HAND_OVER
             st.to_move[oi] = -1
             sc = st.score[oi]
-            won = sc.max(axis=1) >= self.target
+            won = np.maximum(sc[:, 0], sc[:, 1]) >= self.target
             if won.any():
                 gi = oi[won]
                 st.phase[gi] = GAME_OVER
@@ -535,21 +601,19 @@ class Game:
             return
         phase = st.phase[idx]
         if idx.size == 1:
-            p = int(phase[0])
-            groups = [(p, idx)]
+            groups = [(int(phase[0]), idx)]
         else:
-            groups = [(p, idx[phase == p]) for p in (PLAYING, BIDDING, DECLARING, HAND_OVER,
-                                                      GAME_OVER)]
+            counts = np.bincount(phase, minlength=GAME_OVER + 1)
+            if counts[PLAYING] == idx.size:
+                groups = [(PLAYING, idx)]
+            else:
+                groups = [(p, idx[phase == p]) for p in range(GAME_OVER + 1) if counts[p]]
         for p, sub in groups:
-            if sub.size == 0:
-                continue
             if p == PLAYING:
                 self._legal_plays(st, sub)
             elif p == BIDDING:
                 level = st.high_level[sub]
-                forced = (st.n_bids[sub] == self.n_seats - 1) & (level == 0)
-                if self.rules.all_pass != "force_dealer":
-                    forced[:] = False
+                forced = (st.n_bids[sub] == self.n_seats - 1) & (level == 0) & self._force
                 hand = st.hands[sub, st.to_move[sub]]
                 dbl = np.bitwise_count(hand & np.uint64(T.DOUBLES_MASK)).astype(np.int64)
                 st.legal[sub] = self._bid_legal[level, forced.astype(np.int64), dbl]
