@@ -364,9 +364,10 @@ class Game:
         if not (ok | idle).all():
             b = int(np.flatnonzero(~(ok | idle))[0])
             self._raise_illegal(st, b, int(actions[b]))
-        kind = np.where(ok, self._kind[safe], EXCHANGE + 1)
+        idle_kind = 4  # tables taking NO_ACTION
+        kind = np.where(ok, self._kind[safe], idle_kind)
         acted = np.flatnonzero(ok)
-        counts = np.bincount(kind, minlength=EXCHANGE + 2)
+        counts = np.bincount(kind, minlength=idle_kind + 1)
         if counts[PLAY] == B:  # the common case mid-hand
             self._play(st, acted, actions)
         else:

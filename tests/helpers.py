@@ -1,0 +1,37 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from texas42_env import tiles as T
+
+# the deal of the spec's worked examples
+SPEC_HANDS = [
+    ["6-6", "6-5", "6-4", "6-3", "6-2", "6-1", "6-0"],
+    ["5-5", "5-4", "5-3", "5-2", "5-1", "5-0", "4-4"],
+    ["4-3", "4-2", "4-1", "4-0", "3-3", "3-2", "3-1"],
+    ["3-0", "2-2", "2-1", "2-0", "1-1", "1-0", "0-0"],
+]
+
+
+def record(bids=(), contract=None, plays=(), dealer=3, hands=SPEC_HANDS, **options):
+    rec = {"format": "texas42-record/1", "ruleset": "standard", "dealer": dealer,
+           "hands": [list(h) for h in hands], "bids": list(bids), "plays": list(plays)}
+    if contract is not None:
+        rec["contract"] = contract
+    if options:
+        rec["options"] = options
+    return rec
+
+
+def masks(hands) -> np.ndarray:
+    return np.array([[T.mask_of(T.parse_tile(x) for x in h) for h in hands]], dtype=np.uint64)
+
+
+def snapshot(state) -> dict:
+    return {f: getattr(state, f).copy() for f in state.STORED}
+
+
+def same_state(a: dict, b: dict) -> bool:
+    return all(np.array_equal(a[f], b[f]) for f in a)
