@@ -60,8 +60,7 @@ class State:
     @staticmethod
     def hand_arrays(S: int, Tn: int) -> tuple[tuple[str, int, int], ...]:
         """Per-hand 2-D fields: (name, width, start value)."""
-        return (("bids", S, -1), ("trick_tiles", S, -1), ("trick_seats", S, -1),
-                ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
+        return (("bids", S, -1), ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
                 ("trick_winners", Tn, -1), ("trick_points", Tn, 0), ("points", 2, 0),
                 ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0))
 
@@ -160,6 +159,12 @@ class Game:
         self._force = rules.all_pass == "force_dealer"
         self._sevens_bidder_tie = rules.sevens and rules.sevens_tie == "bidder"
         self._build_bid_tables()
+        # _next_seat[sit_out, seat]: who plays after seat (row -1: nobody sits out)
+        S = self.n_seats
+        nxt = np.array([[(s + 1) % S for s in range(S)] for _ in range(S + 1)], np.int64)
+        for out in range(S):
+            nxt[out] = [(s + 2) % S if (s + 1) % S == out else (s + 1) % S for s in range(S)]
+        self._next_seat = nxt
         # plain-Python copies of the tables for the one-table path of ``step``
         self._kind_l = self._kind.tolist()
         self._rank_l = self._rank.tolist()
@@ -256,7 +261,7 @@ class Game:
         base = _key(seed, 1, game_ids, hand_nos)
         ctr = np.arange(self.n_instances, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
         keys = _mix(base[:, None] ^ ctr[None, :])
-        perm = np.argsort(keys, axis=1, kind="stable").astype(np.uint64)
+        perm = np.argsort(keys, axis=1).astype(np.uint64)  # distinct keys: one order
         S, H = self.n_seats, self.hand_size
         bits = _U1 << perm
         hands = np.bitwise_or.reduce(bits[:, : S * H].reshape(-1, S, H), axis=2)
@@ -449,8 +454,6 @@ class Game:
         seat = st.to_move[idx]
         st.hands[idx, seat] &= ~(_U1 << tile.astype(np.uint64))
         pos = st.n_in_trick[idx]
-        st.trick_tiles[idx, pos] = tile
-        st.trick_seats[idx, pos] = seat
         n = st.n_plays[idx]
         st.plays[idx, n] = tile
         st.play_seats[idx, n] = seat
@@ -468,9 +471,7 @@ class Game:
         st.trick_pts[idx] = np.where(lead, 0, st.trick_pts[idx]) + self._count[tile]
         pos = pos + 1
         st.n_in_trick[idx] = pos
-        nxt = (seat + 1) % S
-        nxt = np.where(nxt == st.sit_out[idx], (nxt + 1) % S, nxt)
-        st.to_move[idx] = nxt
+        st.to_move[idx] = self._next_seat[st.sit_out[idx], seat]
         done = pos == st.trick_size[idx]
         if done.all():
             self._finish_trick(st, idx, contract)
@@ -496,8 +497,6 @@ class Game:
         seat = int(st.to_move[0])
         st.hands[0, seat] = int(st.hands[0, seat]) & ~(1 << tile)
         pos, n, c = int(st.n_in_trick[0]), int(st.n_plays[0]), int(st.contract[0])
-        st.trick_tiles[0, pos] = tile
-        st.trick_seats[0, pos] = seat
         st.plays[0, n] = tile
         st.play_seats[0, n] = seat
         st.n_plays[0] = n + 1
@@ -514,10 +513,7 @@ class Game:
             st.best_seat[0] = seat
         st.trick_pts[0] = pts + self._count_l[tile]
         st.n_in_trick[0] = pos + 1
-        nxt = (seat + 1) % self.n_seats
-        if nxt == st.sit_out[0]:
-            nxt = (nxt + 1) % self.n_seats
-        st.to_move[0] = nxt
+        st.to_move[0] = self._next_seat[int(st.sit_out[0]), seat]
         if pos + 1 == st.trick_size[0]:
             self._finish_trick(st, _ONE, st.contract[:1])
 
@@ -555,7 +551,7 @@ class Game:
         st.points[idx, team] += pts
         st.tricks_won[idx, team] += 1
         tn = st.trick_no[idx]
-        st.trick_leaders[idx, tn] = st.trick_seats[idx, 0]
+        st.trick_leaders[idx, tn] = st.leader[idx]
         st.trick_winners[idx, tn] = winner
         st.trick_points[idx, tn] = pts
         tn = tn + 1
@@ -641,12 +637,10 @@ class Game:
                 out = np.where(take, x, out)
                 found |= take
             plays[sevens] = out
-        bits = np.unpackbits(plays.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
-                             bitorder="little")[:, : T.N_TILES].view(bool)
-        p0 = self.actions.play0
-        legal = st.legal
-        legal[idx, :p0] = False
-        legal[idx, p0:] = bits
+        # the plays are the top 28 of the 64 actions: one word shifted into place is the row
+        row = (plays << np.uint64(self.actions.play0)).astype("<u8")
+        st.legal[idx] = np.unpackbits(row.view(np.uint8).reshape(-1, 8), axis=1,
+                                      bitorder="little").view(bool)
 
     # ------------------------------------------------------------------ explanations (slow)
     def explain(self, st: State, b: int, action) -> tuple[str, int | None, str]:

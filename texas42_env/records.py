@@ -182,7 +182,7 @@ def tricks_of(game: Game, st: State, b: int) -> list[dict]:
     n = int(st.n_in_trick[b])
     if n:
         out.append({"leader": int(st.leader[b]),
-                    "plays": [names[t] for t in st.trick_tiles[b, :n]]})
+                    "plays": [names[t] for t in plays[int(st.n_plays[b]) - n:int(st.n_plays[b])]]})
     return out
 
 

@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import numpy as np
 
-_SELECT = np.zeros((256, 8), dtype=np.int64)  # _SELECT[byte, k]: position of the k-th set bit
-for _byte in range(256):
-    for _k, _bit in enumerate(j for j in range(8) if _byte >> j & 1):
-        _SELECT[_byte, _k] = _bit
+_BITS16 = np.unpackbits(np.arange(1 << 16, dtype="<u2").view(np.uint8).reshape(-1, 2), axis=1,
+                        bitorder="little").astype(bool)
+# _SELECT16[v, k]: position of the k-th set bit of the 16-bit value v
+_SELECT16 = np.argsort(~_BITS16, axis=1, kind="stable").astype(np.int8)
 
 
 def _kth_bit(x: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Position of the k-th (from 0) set bit of each uint64 in ``x`` (k < popcount)."""
     pos = np.zeros(x.shape, np.int64)
-    for width in (32, 16, 8):
+    for width in (32, 16):
         low = x & np.uint64((1 << width) - 1)
         c = np.bitwise_count(low).astype(np.int64)
         high = k >= c
         k = np.where(high, k - c, k)
         x = np.where(high, x >> np.uint64(width), low)
         pos += high * width
-    return pos + _SELECT[x.astype(np.int64), k]
+    return pos + _SELECT16[x.astype(np.int64), k]
 
 
 def uniform_legal(mask: np.ndarray, rng: np.random.Generator, no_action: int = -1) -> np.ndarray:
