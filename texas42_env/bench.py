@@ -20,7 +20,7 @@ def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.
 
     Every table whose hand ends is dealt a new one at once, so every step is ``batch``
     decisions. Returns ``{"kind": "core", "ruleset", "batch", "decisions_per_s",
-    "hands_per_s"}``.
+    "hands_per_s", "cores"}``.
     """
     game = Game(preset(ruleset))
     rng = np.random.default_rng(seed)
@@ -50,7 +50,8 @@ def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.
         hands += h
         steps *= 2
     return {"kind": "core", "ruleset": ruleset, "batch": batch,
-            "decisions_per_s": decisions / elapsed, "hands_per_s": hands / elapsed}
+            "decisions_per_s": decisions / elapsed, "hands_per_s": hands / elapsed,
+            "cores": cores()}
 
 
 def cores() -> int:

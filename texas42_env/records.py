@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import tiles as T
-from .actions import NO_ACTION
-from .core import GAME_OVER, HAND_OVER, PHASE_NAMES, Game, State
+from .core import HAND_OVER, PHASE_NAMES, Game, State
 from .rules import CONTRACT_NAMES, RULESETS, ConfigError, RulesConfig
 
 FORMAT = "texas42-record/1"
@@ -206,3 +205,20 @@ def record_from_state(game: Game, st: State, b: int, **extra: Any) -> dict:
     rec.update({"seed": st.seed, "game": int(st.game_id[b]), "hand": int(st.hand_no[b])})
     rec.update(extra)
     return rec
+
+
+def records_from_batch(game: Game, st: State, idx=None, **extra: Any) -> list[dict]:
+    """Records of the hands at tables ``idx`` (default: every table whose hand is over);
+    call it before ``next_hand`` deals over them."""
+    if idx is None:
+        idx = np.flatnonzero(st.phase >= HAND_OVER)
+    return [record_from_state(game, st, int(b), **extra) for b in np.atleast_1d(idx)]
+
+
+def write_records(path, records, append: bool = True) -> None:
+    """Write records as JSON Lines (appending by default)."""
+    import json
+
+    with open(path, "a" if append else "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
