@@ -18,7 +18,7 @@ import numpy as np
 
 from . import tiles as T
 from .actions import (BID, DECLARE, EXCHANGE, MARKS0, NO_ACTION, PASS, PLAY, PLUNGE, POINTS0,
-                      SPLASH, action_space_for)
+                      SIX_LEVELS, SIX_TRUMPS, SPLASH, action_space_for)
 from .rules import CONTRACT_NAMES, NELLO, SEVENS, RulesConfig
 
 # phases
@@ -55,6 +55,7 @@ class State:
         ("bid_marks", 0), ("bid_value", 0), ("need", 0), ("contract", -1), ("sit_out", -1),
         ("trick_size", None), ("trick_no", 0), ("n_in_trick", 0), ("leader", -1), ("led", 0),
         ("n_plays", 0), ("made", -1), ("best_rank", -1), ("best_seat", -1), ("trick_pts", 0),
+        ("n_swaps", 0), ("ex_pending", -1),
     )
 
     @staticmethod
@@ -62,7 +63,8 @@ class State:
         """Per-hand 2-D fields: (name, width, start value)."""
         return (("bids", S, -1), ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
                 ("trick_winners", Tn, -1), ("trick_points", Tn, 0), ("points", 2, 0),
-                ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0))
+                ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0),
+                ("ex_take", 2, -1), ("ex_discard", 2, -1))
 
     def __init__(self, batch: int, game: "Game", seed: int):
         S, Tn = game.n_seats, game.n_tricks
@@ -74,7 +76,8 @@ class State:
         self.columns = np.zeros((batch, sum(w for _, w, _ in arrays)), np.int64)
         self.dealt = np.zeros((batch, S), np.uint64)  # hands as dealt (bitmasks)
         self.hands = np.zeros((batch, S), np.uint64)  # tiles still held
-        self.cat = np.zeros(batch, np.uint64)
+        self.cat = np.zeros(batch, np.uint64)  # six-player: the cat now (it changes in the exchange)
+        self.dealt_cat = np.zeros(batch, np.uint64)
         self.score = np.zeros((batch, 2), np.int64)  # game score, this hand's once decided
         self.legal = np.zeros((batch, game.n_actions), bool)
         self._bind()
@@ -93,7 +96,7 @@ class State:
     def batch_size(self) -> int:
         return self.scalars.shape[1]
 
-    STORED = ("scalars", "columns", "dealt", "hands", "cat", "score", "legal")
+    STORED = ("scalars", "columns", "dealt", "hands", "cat", "dealt_cat", "score", "legal")
 
     def _new(self, pick) -> "State":
         new = object.__new__(State)
@@ -137,8 +140,7 @@ class Game:
 
     def __init__(self, rules: RulesConfig | None = None):
         self.rules = rules = rules or RulesConfig.make()
-        if rules.ruleset != "standard":
-            raise NotImplementedError(f"ruleset {rules.ruleset!r} is not in the core yet")
+        self.six = rules.ruleset == "six-player"
         self.actions = action_space_for(rules)
         self.tables = rules.tables
         self.n_seats = rules.n_seats
@@ -158,7 +160,10 @@ class Game:
             self._rank[SEVENS] = self._sevens_rank[None, :] * 2
         self._force = rules.all_pass == "force_dealer"
         self._sevens_bidder_tie = rules.sevens and rules.sevens_tie == "bidder"
-        self._build_bid_tables()
+        if self.six:
+            self._build_six_tables()
+        else:
+            self._build_bid_tables()
         # _next_seat[sit_out, seat]: who plays after seat (row -1: nobody sits out)
         S = self.n_seats
         nxt = np.array([[(s + 1) % S for s in range(S)] for _ in range(S + 1)], np.int64)
@@ -183,6 +188,8 @@ class Game:
 
     # ------------------------------------------------------------------ bidding rules
     def level_name(self, level: int) -> str:
+        if self.six:
+            return str(SIX_LEVELS[level - 1])
         return str(29 + level) if level <= 12 else f"{level - 12}m"
 
     def special_level(self, action: int, level: int) -> int:
@@ -253,6 +260,72 @@ class Game:
                     dec[marks, sp, c0 + c] = self.declare_reason(c, marks, bool(sp)) is None
         self._declare_legal = dec
 
+    # ------------------------------------------------------------------ six-player rules
+    def six_suit_masks(self) -> list[int]:
+        """Tiles (by type) that let a player bid each six-player trump."""
+        return [T.mask_of(T.suit_tiles(c)) for c in range(7)] + [T.DOUBLES_MASK, (1 << 28) - 1]
+
+    def six_bid_reason(self, action: int, level: int, forced: bool, held: int) -> str | None:
+        """Why six-player bid ``action`` is not allowed over ``level`` by a hand holding the
+        tile types ``held`` (None when it is)."""
+        if action == PASS:
+            return "the last bidder must bid when all have passed" if forced else None
+        lv, trump = (action - 1) // SIX_TRUMPS + 1, (action - 1) % SIX_TRUMPS
+        if lv <= level:
+            return f"bid must exceed {self.level_name(level)}"
+        if not held & self.six_suit_masks()[trump]:
+            return "must hold a double to bid doubles" if trump == 7 else \
+                f"must hold a tile of {CONTRACT_NAMES[trump]} to bid it"
+        return None
+
+    def _build_six_tables(self) -> None:
+        n_levels = len(SIX_LEVELS)
+        self._six_level_ok = np.arange(1, n_levels + 1)[None, :] > np.arange(n_levels + 1)[:, None]
+        self._six_suits = np.array(self.six_suit_masks(), np.uint64)
+        dec = np.zeros((SIX_TRUMPS, self.n_actions), bool)
+        dec[np.arange(SIX_TRUMPS), self.actions.contract0 + np.arange(SIX_TRUMPS)] = True
+        self._six_declare = dec
+        count = np.uint64(T.mask_of(np.flatnonzero(T.COUNT)))
+        self._count_inst = count | (count << np.uint64(28))  # both copies of the count tiles
+        self._noncount_inst = ~self._count_inst & np.uint64((1 << 56) - 1)
+
+    def exchange_reason(self, st: "State", b: int, action: int) -> str | None:
+        """Why exchange ``action`` is not allowed at table ``b`` (None when it is)."""
+        sp = self.actions
+        seat = int(st.to_move[b])
+        hand, dealt = int(st.hands[b, seat]), int(st.dealt[b, seat])
+        cat = int(st.cat[b]) & int(st.dealt_cat[b])  # what is left to take of the cat as dealt
+        avail = hand & dealt & int(self._noncount_inst)
+        n_avail = avail.bit_count()
+        cat_count = (cat & int(self._count_inst)).bit_count()
+        pending = int(st.ex_pending[b]) >= 0
+        if action == sp.keep:
+            if pending:
+                return "a discard is due for the tile taken"
+            if cat_count and n_avail:
+                return "a count tile in the cat must be taken"
+            return None
+        if action < sp.discard0:
+            t = action - sp.take0
+            if pending:
+                return "a discard is due for the tile taken"
+            if not (cat >> t | cat >> (t + 28)) & 1:
+                return "not in the cat"
+            if not n_avail:
+                return "no tile of the hand as dealt is left to discard (count tiles may not be)"
+            if not T.COUNT[t] and n_avail - 1 < cat_count:
+                return "a count tile in the cat must be taken"
+            return None
+        t = action - sp.discard0
+        if not pending:
+            return "take a tile from the cat before discarding"
+        if T.COUNT[t]:
+            return "discards must be non-count tiles"
+        if not (avail >> t | avail >> (t + 28)) & 1:
+            return "not in the hand as dealt" if not (hand >> t | hand >> (t + 28)) & 1 \
+                else "discards come from the hand as dealt"
+        return None
+
     # ------------------------------------------------------------------ dealing
     def deal(self, seed: int, game_ids, hand_nos) -> tuple[np.ndarray, np.ndarray]:
         """Hands (uint64 bitmasks, [n, seats]) and cats for the deals ``(seed, game, hand)``."""
@@ -315,6 +388,7 @@ class Game:
         st.dealt[idx] = hands
         st.hands[idx] = hands
         st.cat[idx] = 0 if cat is None else cat
+        st.dealt_cat[idx] = st.cat[idx]
         st.dealer[idx] = dealer
         if self.rules.first_bidder == "holder_of_1_0":
             holder = (np.asarray(hands, np.uint64) >> np.uint64(T.tile_id(1, 0))) & _U1
@@ -354,6 +428,10 @@ class Game:
                     return
                 self._raise_illegal(st, 0, a)
             kind = self._kind_l[a]
+            if self.six:
+                (self._bid, self._declare, self._exchange, self._play)[kind](st, _ONE, actions)
+                self._update_legal(st, _ONE)
+                return
             if kind == PLAY:
                 self._play_one(st, a - self.actions.play0)
             elif kind == BID:
@@ -393,8 +471,11 @@ class Game:
         st.n_bids[idx] = nb
         level = st.high_level[idx]
         hm = np.maximum(level - 12, 0)
-        new_level = np.where(a == PLUNGE, 12 + np.maximum(self.rules.plunge_marks, hm + 1),
-                             np.where(a == SPLASH, 12 + np.maximum(2, hm + 1), a))
+        if self.six:
+            new_level = (a - 1) // SIX_TRUMPS + 1
+        else:
+            new_level = np.where(a == PLUNGE, 12 + np.maximum(self.rules.plunge_marks, hm + 1),
+                                 np.where(a == SPLASH, 12 + np.maximum(2, hm + 1), a))
         bid = a != PASS
         st.high_level[idx] = np.where(bid, new_level, level)
         st.high_bidder[idx] = np.where(bid, seat, st.high_bidder[idx])
@@ -417,6 +498,17 @@ class Game:
             return
         level = st.high_level[idx]
         action = st.high_action[idx]
+        if self.six:
+            marks = np.where(level <= 15, 1, level - 14)
+            points = np.where(level <= 15, 58 + 2 * level, 88 * marks)
+            st.bidder[idx] = bidder
+            st.declarer[idx] = bidder
+            st.bid_marks[idx] = marks
+            st.bid_value[idx] = marks if self.rules.scoring == "marks" else points
+            st.need[idx] = np.where(level <= 15, points, -1)
+            st.phase[idx] = DECLARING
+            st.to_move[idx] = bidder
+            return
         special = (action == PLUNGE) | (action == SPLASH)
         declarer = np.where(special, (bidder + 2) % S, bidder)
         marks = np.maximum(level - 12, 0)
@@ -440,19 +532,52 @@ class Game:
         st.sit_out[idx] = np.where(nello, (st.bidder[idx] + 2) % S, -1)
         st.trick_size[idx] = S - nello
         st.need[idx] = np.where(c == SEVENS, -1, st.need[idx])
-        st.phase[idx] = PLAYING
         st.leader[idx] = st.declarer[idx]
         st.to_move[idx] = st.declarer[idx]
+        st.phase[idx] = EXCHANGING if self.six else PLAYING
 
     def _exchange(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
-        raise NotImplementedError("the exchange belongs to the six-player ruleset")
+        """Six-player exchange: take a cat tile, then discard a tile of the hand as dealt;
+        ``keep`` (or a second swap) ends it and the declarer leads."""
+        sp = self.actions
+        seat = st.to_move[idx]
+        take = a < sp.discard0
+        if take.any():
+            i, s = idx[take], seat[take]
+            t = (a[take] - sp.take0).astype(np.uint64)
+            cat = st.cat[i]
+            bit = _U1 << np.where((cat & st.dealt_cat[i]) >> t & _U1, t, t + np.uint64(28))
+            st.cat[i] = cat & ~bit
+            st.hands[i, s] |= bit
+            st.ex_take[i, st.n_swaps[i]] = t
+            st.ex_pending[i] = t
+        discard = (a >= sp.discard0) & (a < sp.keep)
+        done = a == sp.keep
+        if discard.any():
+            i, s = idx[discard], seat[discard]
+            d = (a[discard] - sp.discard0).astype(np.uint64)
+            dealt = st.hands[i, s] & st.dealt[i, s]
+            bit = _U1 << np.where((dealt >> d) & _U1, d, d + np.uint64(28))
+            st.hands[i, s] &= ~bit
+            st.cat[i] |= bit
+            n = st.n_swaps[i]
+            st.ex_discard[i, n] = d
+            st.n_swaps[i] = n + 1
+            st.ex_pending[i] = -1
+            done[discard] = n + 1 == 2
+        if done.any():
+            st.phase[idx[done]] = PLAYING
 
     def _play(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
         """Play tiles; the trick's best tile so far and its points are kept as it goes."""
         S = self.n_seats
         tile = a - self.actions.play0
         seat = st.to_move[idx]
-        st.hands[idx, seat] &= ~(_U1 << tile.astype(np.uint64))
+        bit = _U1 << tile.astype(np.uint64)
+        hand = st.hands[idx, seat]
+        if self.six:  # the first copy held goes
+            bit = np.where(hand & bit, bit, bit << np.uint64(28))
+        st.hands[idx, seat] = hand & ~bit
         pos = st.n_in_trick[idx]
         n = st.n_plays[idx]
         st.plays[idx, n] = tile
@@ -608,12 +733,18 @@ class Game:
         for p, sub in groups:
             if p == PLAYING:
                 self._legal_plays(st, sub)
+            elif p == BIDDING and self.six:
+                self._legal_six_bids(st, sub)
             elif p == BIDDING:
                 level = st.high_level[sub]
                 forced = (st.n_bids[sub] == self.n_seats - 1) & (level == 0) & self._force
                 hand = st.hands[sub, st.to_move[sub]]
                 dbl = np.bitwise_count(hand & np.uint64(T.DOUBLES_MASK)).astype(np.int64)
                 st.legal[sub] = self._bid_legal[level, forced.astype(np.int64), dbl]
+            elif p == DECLARING and self.six:
+                st.legal[sub] = self._six_declare[(st.high_action[sub] - 1) % SIX_TRUMPS]
+            elif p == EXCHANGING:
+                self._legal_exchange(st, sub)
             elif p == DECLARING:
                 special = (st.high_action[sub] == PLUNGE) | (st.high_action[sub] == SPLASH)
                 marks = np.maximum(st.high_level[sub] - 12, 0)
@@ -621,8 +752,47 @@ class Game:
             else:
                 st.legal[sub] = False
 
+    def _type_bits(self, mask: np.ndarray) -> np.ndarray:
+        """Bool [n, 28]: the tile types in bitmasks (either copy)."""
+        mask = (mask | (mask >> np.uint64(28))) & _M28
+        return np.unpackbits(mask.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
+                             bitorder="little")[:, :T.N_TILES].view(bool)
+
+    def _legal_six_bids(self, st: State, sub: np.ndarray) -> None:
+        level = st.high_level[sub]
+        forced = (st.n_bids[sub] == self.n_seats - 1) & (level == 0) & self._force
+        hand = st.hands[sub, st.to_move[sub]]
+        held = (hand | (hand >> np.uint64(28))) & _M28
+        suit_ok = (held[:, None] & self._six_suits[None, :]) != 0
+        bids = self._six_level_ok[level][:, :, None] & suit_ok[:, None, :]
+        legal = np.zeros((len(sub), self.n_actions), bool)
+        legal[:, PASS] = ~forced
+        legal[:, 1:self.actions.contract0] = bids.reshape(len(sub), -1)
+        st.legal[sub] = legal
+
+    def _legal_exchange(self, st: State, sub: np.ndarray) -> None:
+        sp = self.actions
+        seat = st.to_move[sub]
+        hand = st.hands[sub, seat]
+        avail = hand & st.dealt[sub, seat] & self._noncount_inst
+        n_avail = np.bitwise_count(avail).astype(np.int64)
+        cat = st.cat[sub] & st.dealt_cat[sub]  # what is left to take of the cat as dealt
+        cat_count = np.bitwise_count(cat & self._count_inst).astype(np.int64)
+        pending = st.ex_pending[sub] >= 0
+        cat_types = self._type_bits(cat)
+        count_type = self._count > 0
+        take = cat_types & ~pending[:, None] & (n_avail >= 1)[:, None] & (
+            count_type[None, :] | (n_avail - 1 >= cat_count)[:, None])
+        legal = np.zeros((len(sub), self.n_actions), bool)
+        legal[:, sp.take0:sp.take0 + T.N_TILES] = take
+        legal[:, sp.discard0:sp.discard0 + T.N_TILES] = self._type_bits(avail) & pending[:, None]
+        legal[:, sp.keep] = ~pending & ((cat_count == 0) | (n_avail == 0))
+        st.legal[sub] = legal
+
     def _legal_plays(self, st: State, idx: np.ndarray) -> None:
         hand = st.hands[idx, st.to_move[idx]]
+        if self.six:
+            hand = (hand | (hand >> np.uint64(28))) & _M28
         contract = st.contract[idx]
         follow = self._follow[contract, st.led[idx]] & hand
         plays = np.where((st.n_in_trick[idx] > 0) & (follow != 0), follow, hand)
@@ -637,6 +807,10 @@ class Game:
                 out = np.where(take, x, out)
                 found |= take
             plays[sevens] = out
+        if self.six:
+            st.legal[idx] = False
+            st.legal[idx, self.actions.play0:] = self._type_bits(plays)
+            return
         # the plays are the top 28 of the 64 actions: one word shifted into place is the row
         row = (plays << np.uint64(self.actions.play0)).astype("<u8")
         st.legal[idx] = np.unpackbits(row.view(np.uint8).reshape(-1, 8), axis=1,
@@ -646,31 +820,45 @@ class Game:
     def explain(self, st: State, b: int, action) -> tuple[str, int | None, str]:
         """(phase, seat, reason) for an action at table ``b`` that is not legal; slow."""
         phase = int(st.phase[b])
-        pname = PHASE_NAMES[phase]
+        seat = int(st.to_move[b]) if phase < HAND_OVER else None
+        return PHASE_NAMES[phase], seat, self.reason(st, b, action) or "not legal"
+
+    def reason(self, st: State, b: int, action) -> str | None:
+        """Why ``action`` is not legal at table ``b``, in words; None when it is legal.
+
+        Written from the rules one case at a time (slow): the tests hold the fast legal
+        masks to it.
+        """
+        phase = int(st.phase[b])
         if phase >= HAND_OVER:
-            return pname, None, "game is over" if phase == GAME_OVER else "hand is over"
+            return "game is over" if phase == GAME_OVER else "hand is over"
         seat = int(st.to_move[b])
         if not isinstance(action, (int, np.integer)) or not 0 <= action < self.n_actions:
-            return pname, seat, f"not an action id (0..{self.n_actions - 1})"
+            return f"not an action id (0..{self.n_actions - 1})"
         action = int(action)
         kind = int(self._kind[action])
-        due = {BIDDING: "a bid", DECLARING: "a contract", PLAYING: "a play",
-               EXCHANGING: "the exchange"}[phase]
         if kind != (BID, DECLARE, EXCHANGE, PLAY)[phase]:
-            return pname, seat, f"{due} is due, not {('a bid', 'a contract', 'an exchange', 'a play')[kind]}"
+            due = ("a bid", "a contract", "the exchange", "a play")[phase]
+            return f"{due} is due, not {('a bid', 'a contract', 'an exchange', 'a play')[kind]}"
+        hand = int(st.hands[b, seat])
+        level = int(st.high_level[b])
         if phase == BIDDING:
-            level = int(st.high_level[b])
-            forced = (self.rules.all_pass == "force_dealer" and level == 0
-                      and int(st.n_bids[b]) == self.n_seats - 1)
-            dbl = bin(int(st.hands[b, seat]) & T.DOUBLES_MASK).count("1")
-            reason = self.bid_reason(action, level, forced, dbl)
-        elif phase == DECLARING:
+            forced = self._force and level == 0 and int(st.n_bids[b]) == self.n_seats - 1
+            if self.six:
+                return self.six_bid_reason(action, level, forced, (hand | hand >> 28) & int(_M28))
+            return self.bid_reason(action, level, forced, (hand & T.DOUBLES_MASK).bit_count())
+        if phase == DECLARING:
+            contract = action - self.actions.contract0
+            if self.six:
+                bid_trump = (int(st.high_action[b]) - 1) % SIX_TRUMPS
+                if contract != bid_trump:
+                    return f"the contract must be the winning bid's ({CONTRACT_NAMES[bid_trump]})"
+                return None
             special = int(st.high_action[b]) in (PLUNGE, SPLASH)
-            reason = self.declare_reason(action - self.actions.contract0,
-                                         max(int(st.high_level[b]) - 12, 0), special)
-        else:
-            reason = self._play_reason(st, b, seat, action - self.actions.play0)
-        return pname, seat, reason or "not legal"
+            return self.declare_reason(contract, max(level - 12, 0), special)
+        if phase == EXCHANGING:
+            return self.exchange_reason(st, b, action)
+        return self._play_reason(st, b, seat, action - self.actions.play0)
 
     def _play_reason(self, st: State, b: int, seat: int, tile: int) -> str | None:
         hand = int(st.hands[b, seat])

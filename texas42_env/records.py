@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import tiles as T
-from .core import HAND_OVER, PHASE_NAMES, Game, State
+from .core import EXCHANGING, HAND_OVER, PHASE_NAMES, Game, State
 from .rules import CONTRACT_NAMES, RULESETS, ConfigError, RulesConfig
 
 FORMAT = "texas42-record/1"
@@ -35,7 +35,8 @@ class Record:
     rules: RulesConfig
     dealer: int
     hands: list[list[int]]  # tile ids per seat, as dealt
-    actions: list[Any] = field(default_factory=list)  # bids, contract, plays, as given
+    actions: list[Any] = field(default_factory=list)  # bids, contract, exchange, plays
+    cat: list[int] = field(default_factory=list)  # six-player: the cat as dealt
     raw: dict = field(default_factory=dict)
 
 
@@ -73,8 +74,6 @@ def parse_record(obj: Any) -> Record:
         rules = RulesConfig.from_options(ruleset, options)
     except ConfigError as e:
         raise RecordError("options", str(e)) from None
-    if ruleset != "standard":
-        raise RecordError("ruleset", f"ruleset {ruleset!r} is not supported by this version yet")
     S, H = rules.n_seats, rules.hand_size
     dealer = obj.get("dealer")
     if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < S:
@@ -91,17 +90,45 @@ def parse_record(obj: Any) -> Record:
         except ValueError as e:
             raise RecordError("hands", f"seat {seat}: {e}") from None
     counts = np.bincount([t for h in ids for t in h], minlength=T.N_TILES)
-    if (counts != rules.copies).any():
-        bad = [T.TILE_NAMES[t] for t in np.flatnonzero(counts != rules.copies)]
-        raise RecordError("hands", f"not the tiles of the ruleset (each tile {rules.copies}x): "
-                                   f"wrong count of {', '.join(bad)}")
+    cat: list[int] = []
+    if rules.copies == 1:
+        if (counts != 1).any():
+            bad = [T.TILE_NAMES[t] for t in np.flatnonzero(counts != 1)]
+            raise RecordError("hands", f"not the 28 tiles of a set: wrong count of {', '.join(bad)}")
+    else:
+        if (counts > 2).any():
+            bad = [T.TILE_NAMES[t] for t in np.flatnonzero(counts > 2)]
+            raise RecordError("hands", f"more than two of {', '.join(bad)}")
+        left = [t for t in range(T.N_TILES) for _ in range(2 - counts[t])]
+        if "cat" in obj and obj["cat"] is not None:
+            given = obj["cat"]
+            if not isinstance(given, list) or len(given) != 2:
+                raise RecordError("cat", "must be a list of 2 tiles")
+            try:
+                cat = [T.parse_tile(x) for x in given]
+            except ValueError as e:
+                raise RecordError("cat", str(e)) from None
+            if sorted(cat) != left:
+                raise RecordError("cat", "must be the two tiles the hands leave out: "
+                                         + ", ".join(T.TILE_NAMES[t] for t in left))
+        else:
+            cat = left
     bids = _list_of_str(obj, "bids")
     contract = obj.get("contract")
     if contract is not None and not isinstance(contract, str):
         raise RecordError("contract", "must be a string or absent")
     plays = _list_of_str(obj, "plays")
-    actions: list[Any] = list(bids) + ([contract] if contract is not None else []) + list(plays)
-    return Record(rules=rules, dealer=dealer, hands=ids, actions=actions, raw=obj)
+    exchange = []
+    if rules.copies == 2 and obj.get("exchange") is not None:
+        ex = obj["exchange"]
+        if not isinstance(ex, dict) or set(ex) - {"take", "discard"} or not all(
+                isinstance(ex.get(k, []), list) and all(isinstance(x, str) for x in ex.get(k, []))
+                for k in ("take", "discard")):
+            raise RecordError("exchange", 'must be {"take": [tiles], "discard": [tiles]}')
+        exchange = [{"take": list(ex.get("take", [])), "discard": list(ex.get("discard", []))}]
+    actions: list[Any] = (list(bids) + ([contract] if contract is not None else []) + exchange
+                          + list(plays))
+    return Record(rules=rules, dealer=dealer, hands=ids, actions=actions, cat=cat, raw=obj)
 
 
 def _action_text(text: str) -> str:
@@ -116,9 +143,23 @@ def start_state(record: Record) -> tuple[Game, State]:
     """A one-table state at the start of the record's hand."""
     game = game_for(record.rules)
     st = State(1, game, 0)
-    masks = np.array([[T.mask_of(h) for h in record.hands]], dtype=np.uint64)
-    game.set_hands(st, [0], masks, record.dealer)
+    masks, cat = instance_masks(record.hands, record.cat)
+    game.set_hands(st, [0], masks[None, :], record.dealer, cat)
     return game, st
+
+
+def instance_masks(hands: list[list[int]], cat: list[int] = ()) -> tuple[np.ndarray, int]:
+    """Bitmasks of hands (and the cat) given as tile ids: the first of two copies of a tile
+    (in seat order, the cat last) is instance ``t``, the second ``t + 28``."""
+    seen = [0] * T.N_TILES
+    out = []
+    for h in list(hands) + [list(cat)]:
+        m = 0
+        for t in h:
+            m |= 1 << (t + 28 * seen[t])
+            seen[t] += 1
+        out.append(m)
+    return np.array(out[:-1], dtype=np.uint64), out[-1]
 
 
 def replay(record: Record) -> dict:
@@ -126,6 +167,13 @@ def replay(record: Record) -> dict:
     game, st = start_state(record)
     space = game.actions
     for i, text in enumerate(record.actions):
+        if isinstance(text, dict):
+            error = _apply_exchange(game, st, text)
+            if error:
+                phase, seat, reason = error
+                return {"ok": False, "error": {"index": i, "phase": phase, "seat": seat,
+                                               "action": text, "reason": reason}}
+            continue
         a = space.id(text)
         legal = a is not None and bool(st.legal[0, a])
         if not legal:
@@ -140,6 +188,66 @@ def replay(record: Record) -> dict:
                                            "action": _action_text(text), "reason": reason}}
         game.step(st, np.array([a]))
     return summary(game, st, 0)
+
+
+def exchange_actions(game: Game, st: State, b: int, exchange: dict) -> list[int] | str:
+    """The exchange's actions (take, discard, ..., keep), or why it cannot be one."""
+    sp = game.actions
+    try:
+        take = [T.parse_tile(x) for x in exchange["take"]]
+        discard = [T.parse_tile(x) for x in exchange["discard"]]
+    except ValueError as e:
+        return str(e)
+    if len(take) != len(discard):
+        return "as many tiles must be discarded as taken"
+    if len(take) > 2:
+        return "at most the two tiles of the cat can be taken"
+    take.sort(key=lambda t: (-int(T.COUNT[t]), t))  # count tiles first: they must be taken
+    actions = []
+    for t, d in zip(take, discard):
+        actions += [sp.take0 + t, sp.discard0 + d]
+    if len(take) < 2:
+        actions.append(sp.keep)
+    return actions
+
+
+def _apply_exchange(game: Game, st: State, exchange: dict):
+    """Step a record's exchange through the core: None, or (phase, seat, reason)."""
+    phase = int(st.phase[0])
+    if phase != EXCHANGING:
+        if phase >= HAND_OVER:
+            return "over", None, "hand is over"
+        due = ("a bid", "a contract", "the exchange", "a play")[phase]
+        return PHASE_NAMES[phase], int(st.to_move[0]), f"{due} is due, not an exchange"
+    seat = int(st.to_move[0])
+    actions = exchange_actions(game, st, 0, exchange)
+    if isinstance(actions, str):
+        return "exchange", seat, actions
+    for a in actions:
+        if not st.legal[0, a]:
+            return "exchange", seat, game.reason(st, 0, a)
+        game.step(st, np.array([a]))
+    return None
+
+
+def legal_exchanges(game: Game, st: State, b: int) -> list[dict]:
+    """Every distinct legal exchange at table ``b`` (in the exchange phase), found by
+    walking the core's take/discard/keep actions."""
+    found: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+
+    def walk(s: State) -> None:
+        if int(s.phase[0]) != EXCHANGING:
+            n = int(s.n_swaps[0])
+            found.add((tuple(sorted(T.TILE_NAMES[t] for t in s.ex_take[0, :n])),
+                       tuple(sorted(T.TILE_NAMES[t] for t in s.ex_discard[0, :n]))))
+            return
+        for a in np.flatnonzero(s.legal[0]):
+            nxt = s.copy()
+            game.step(nxt, np.array([a]))
+            walk(nxt)
+
+    walk(st.take([b]))
+    return [{"take": list(t), "discard": list(d)} for t, d in sorted(found)]
 
 
 def summary(game: Game, st: State, b: int) -> dict:
@@ -164,7 +272,10 @@ def summary(game: Game, st: State, b: int) -> dict:
     if phase < HAND_OVER:
         out["to_move"] = int(st.to_move[b])
         out["phase"] = PHASE_NAMES[phase]
-        out["legal"] = sorted(game.actions.name(a) for a in np.flatnonzero(st.legal[b]))
+        if phase == EXCHANGING:
+            out["legal"] = legal_exchanges(game, st, b)
+        else:
+            out["legal"] = sorted(game.actions.name(a) for a in np.flatnonzero(st.legal[b]))
     return out
 
 
@@ -197,10 +308,16 @@ def record_from_state(game: Game, st: State, b: int, **extra: Any) -> dict:
     rec["hands"] = [[T.TILE_NAMES[t] for t in sorted(game.hand_tiles(st, b, s, dealt=True),
                                                       reverse=True)]
                     for s in range(game.n_seats)]
+    if rules.copies == 2:
+        rec["cat"] = [T.TILE_NAMES[t % T.N_TILES] for t in T.tiles_of(int(st.dealt_cat[b]))]
     nb = int(st.n_bids[b])
     rec["bids"] = [game.actions.name(a) for a in st.bids[b, :nb]]
     if int(st.contract[b]) >= 0:
         rec["contract"] = CONTRACT_NAMES[int(st.contract[b])]
+    if rules.copies == 2 and int(st.phase[b]) > EXCHANGING and int(st.contract[b]) >= 0:
+        n = int(st.n_swaps[b])
+        rec["exchange"] = {"take": [T.TILE_NAMES[t] for t in st.ex_take[b, :n]],
+                           "discard": [T.TILE_NAMES[t] for t in st.ex_discard[b, :n]]}
     rec["plays"] = [T.TILE_NAMES[t] for t in st.plays[b, : int(st.n_plays[b])]]
     rec.update({"seed": st.seed, "game": int(st.game_id[b]), "hand": int(st.hand_no[b])})
     rec.update(extra)
