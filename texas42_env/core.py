@@ -280,8 +280,20 @@ class Game:
 
     def _build_six_tables(self) -> None:
         n_levels = len(SIX_LEVELS)
-        self._six_level_ok = np.arange(1, n_levels + 1)[None, :] > np.arange(n_levels + 1)[:, None]
-        self._six_suits = np.array(self.six_suit_masks(), np.uint64)
+        level_ok = np.arange(1, n_levels + 1)[None, :] > np.arange(n_levels + 1)[:, None]
+        # suits held, as 8 bits (0s..6s, doubles; follow-me needs nothing), by hand byte
+        masks = self.six_suit_masks()
+        self._six_suit_bytes = np.array(
+            [[sum(1 << c for c in range(8) if any(
+                t // 8 == k and v >> (t % 8) & 1 and masks[c] >> t & 1 for t in range(28)))
+              for v in range(256)] for k in range(4)], np.int64)
+        suits = np.arange(256)[:, None] >> np.arange(8)[None, :] & 1  # [pattern, suit]
+        suit_ok = np.concatenate([suits, np.ones((256, 1), np.int64)], axis=1).astype(bool)
+        bids = level_ok[:, None, :, None] & suit_ok[None, :, None, :]  # [level, pattern, lv, c]
+        table = np.zeros((n_levels + 1, 2, 256, self.n_actions), bool)
+        table[:, :, :, 1:self.actions.contract0] = bids.reshape(n_levels + 1, 1, 256, -1)
+        table[:, 0, :, PASS] = True  # pass, unless forced
+        self._six_bid_legal = table
         dec = np.zeros((SIX_TRUMPS, self.n_actions), bool)
         dec[np.arange(SIX_TRUMPS), self.actions.contract0 + np.arange(SIX_TRUMPS)] = True
         self._six_declare = dec
@@ -762,13 +774,11 @@ class Game:
         level = st.high_level[sub]
         forced = (st.n_bids[sub] == self.n_seats - 1) & (level == 0) & self._force
         hand = st.hands[sub, st.to_move[sub]]
-        held = (hand | (hand >> np.uint64(28))) & _M28
-        suit_ok = (held[:, None] & self._six_suits[None, :]) != 0
-        bids = self._six_level_ok[level][:, :, None] & suit_ok[:, None, :]
-        legal = np.zeros((len(sub), self.n_actions), bool)
-        legal[:, PASS] = ~forced
-        legal[:, 1:self.actions.contract0] = bids.reshape(len(sub), -1)
-        st.legal[sub] = legal
+        held = ((hand | (hand >> np.uint64(28))) & _M28).astype(np.int64)
+        sb = self._six_suit_bytes
+        suits = sb[0, held & 255] | sb[1, held >> 8 & 255] | sb[2, held >> 16 & 255] | \
+            sb[3, held >> 24]
+        st.legal[sub] = self._six_bid_legal[level, forced.astype(np.int64), suits]
 
     def _legal_exchange(self, st: State, sub: np.ndarray) -> None:
         sp = self.actions
