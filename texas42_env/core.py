@@ -705,6 +705,7 @@ class Game:
         lost = (team == bt) == nello  # nello: the bidder took a trick; else the others did
         set_ = np.where(every, lost, st.points[idx, bt ^ 1] > self.total_points - need)
         made = np.where(every, last & ~lost, st.points[idx, bt] >= need)
+        set_ |= last & ~made  # six-player: count left in the cat can leave a bid short
         new = (st.made[idx] < 0) & (set_ | made)
         if new.any():
             ni = idx[new]

@@ -171,8 +171,9 @@ def replay(record: Record) -> dict:
             error = _apply_exchange(game, st, text)
             if error:
                 phase, seat, reason = error
+                action = {k: [_action_text(x) for x in v] for k, v in text.items()}
                 return {"ok": False, "error": {"index": i, "phase": phase, "seat": seat,
-                                               "action": text, "reason": reason}}
+                                               "action": action, "reason": reason}}
             continue
         a = space.id(text)
         legal = a is not None and bool(st.legal[0, a])
