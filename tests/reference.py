@@ -16,15 +16,17 @@ Actions are strings in the notation of rules.md: ``pass``, ``30``..``41``, ``1m`
 ``plunge``, ``splash``, ``0s``..``6s``, ``doubles``, ``follow-me``, ``nello``, ``sevens`` and
 tiles written high end first (``6-4``; ``4-6`` is accepted too).
 
-Readings of rules.md this reference takes where the text leaves room (see the test report):
+Where rules.md leaves a choice, the reference follows the project README ("Where rules.md
+leaves a choice to the implementation"); each choice is a class attribute of ``RefHand`` so the
+other reading is one switch away:
 
-- ``sevens_min_marks`` is a condition of sevens itself, so it also applies after a plunge or
-  splash (whose bid is worth its value in marks); "after a plunge or splash, any contract but
-  nello may be named" only rules nello out.
-- Under ``scoring: points`` the value of a nello or sevens hand is 42 for each mark the hand is
-  worth (the rule lists nello and sevens among the 42-a-mark values), so a nello or sevens named
-  on a points bid (possible with ``nello_min_marks``/``sevens_min_marks`` 0) is worth 42 (one
-  mark), not the bid's points.
+- ``SEVENS_MIN_MARKS_AFTER_SPECIAL = False``: after a plunge or splash "any contract but nello
+  may be named", sevens included whatever ``sevens_min_marks`` says (True: the minimum still
+  applies, the plunge or splash counting as a bid of its value in marks).
+- ``NELLO_SEVENS_WORTH_42_A_MARK = False``: under ``scoring: points`` a nello or sevens named on
+  a points bid (possible with ``nello_min_marks``/``sevens_min_marks`` 0) is worth the points
+  bid (True: 42, one mark, reading "42 for each mark (marks bids, plunge, splash, nello,
+  sevens)" as covering every nello and sevens hand).
 """
 
 from __future__ import annotations
@@ -169,6 +171,11 @@ def parse_bid(name: str):
 class RefHand:
     """One four-player hand, from the deal to its end. Plain Python, slow, readable."""
 
+    # The two choices where rules.md leaves room (see the module docstring); False is the
+    # reading the project README documents.
+    SEVENS_MIN_MARKS_AFTER_SPECIAL = False
+    NELLO_SEVENS_WORTH_42_A_MARK = False
+
     def __init__(self, rules: RulesConfig, dealer: int, hands: list[list[int]]):
         if rules.ruleset != "standard":
             raise ValueError("the reference plays the standard four-player game only")
@@ -235,7 +242,8 @@ class RefHand:
         """What the hand is worth under the scoring mode."""
         if self.rules.scoring == "marks":
             return self.marks_worth()
-        if self.high_kind == "points" and self.contract not in ("nello", "sevens"):
+        if self.high_kind == "points" and (self.contract not in ("nello", "sevens")
+                                           or not self.NELLO_SEVENS_WORTH_42_A_MARK):
             return self.high_points
         return 42 * self.marks_worth()
 
@@ -286,6 +294,8 @@ class RefHand:
             return (r.nello and not self.special
                     and self.bid_marks_for_options() >= r.nello_min_marks)
         if name == "sevens":
+            if self.special and not self.SEVENS_MIN_MARKS_AFTER_SPECIAL:
+                return r.sevens
             return r.sevens and self.bid_marks_for_options() >= r.sevens_min_marks
         return True
 
