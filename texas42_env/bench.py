@@ -12,6 +12,7 @@ from .rules import preset
 from .sampling import uniform_legal
 
 BATCHES = (1, 64, 1024, 4096, 8192)
+ROUNDS = 5
 
 
 def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.0,
@@ -19,7 +20,7 @@ def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.
     """Random legal play of whole hands at ``batch`` tables for about ``seconds``.
 
     Every table whose hand ends is dealt a new one at once, so every step is ``batch``
-    decisions. Returns ``{"kind": "core", "ruleset", "batch", "decisions_per_s",
+    decisions. The rates are the median of ``ROUNDS`` timed rounds. Returns ``{"kind": "core", "ruleset", "batch", "decisions_per_s",
     "hands_per_s", "cores"}``.
     """
     game = Game(preset(ruleset))
@@ -41,17 +42,26 @@ def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.
         return decisions, hands
 
     run(20)  # warm up
-    steps, elapsed, decisions, hands = 8, 0.0, 0, 0
-    while elapsed < seconds:
+    # rounds of about seconds / ROUNDS each; the median round is reported (robust to the
+    # machine's noise, as timeit's advice goes)
+    steps = 4
+    while True:
+        t0 = time.perf_counter()
+        run(steps)
+        if time.perf_counter() - t0 >= seconds / ROUNDS / 4 or steps >= 1 << 20:
+            break
+        steps *= 2
+    steps = max(1, int(steps * (seconds / ROUNDS) / max(time.perf_counter() - t0, 1e-9)))
+    rates = []
+    for _ in range(ROUNDS):
         t0 = time.perf_counter()
         d, h = run(steps)
-        elapsed += time.perf_counter() - t0
-        decisions += d
-        hands += h
-        steps *= 2
+        dt = time.perf_counter() - t0
+        rates.append((d / dt, h / dt))
+    decisions_per_s = float(np.median([r[0] for r in rates]))
+    hands_per_s = float(np.median([r[1] for r in rates]))
     return {"kind": "core", "ruleset": ruleset, "batch": batch,
-            "decisions_per_s": decisions / elapsed, "hands_per_s": hands / elapsed,
-            "cores": cores()}
+            "decisions_per_s": decisions_per_s, "hands_per_s": hands_per_s, "cores": cores()}
 
 
 def cores() -> int:

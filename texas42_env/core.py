@@ -346,7 +346,14 @@ class Game:
         base = _key(seed, 1, game_ids, hand_nos)
         ctr = np.arange(self.n_instances, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
         keys = _mix(base[:, None] ^ ctr[None, :])
-        perm = np.argsort(keys, axis=1).astype(np.uint64)  # distinct keys: one order
+        # one flat sort for all rows: (row, 40 bits of the tile's key, tile) in one word
+        n, N = keys.shape
+        perm = np.empty((n, N), np.uint64)
+        for lo in range(0, n, 1 << 16):
+            part = keys[lo:lo + (1 << 16)]
+            rows = np.arange(len(part), dtype=np.uint64)[:, None] << np.uint64(46)
+            word = rows | ((part >> np.uint64(24)) << np.uint64(6)) | np.arange(N, dtype=np.uint64)
+            perm[lo:lo + len(part)] = (np.sort(word, axis=None) & np.uint64(63)).reshape(-1, N)
         S, H = self.n_seats, self.hand_size
         bits = _U1 << perm
         hands = np.bitwise_or.reduce(bits[:, : S * H].reshape(-1, S, H), axis=2)
@@ -452,16 +459,20 @@ class Game:
                 (self._bid, self._declare, self._exchange, self._play)[kind](st, _ONE, actions)
             self._legal_one(st)
             return
-        inrange = (actions >= 0) & (actions < self.n_actions)
-        safe = np.where(inrange, actions, 0)
-        ok = inrange & st.legal[np.arange(B), safe]
-        idle = (actions == NO_ACTION) & (st.phase >= HAND_OVER)
-        if not (ok | idle).all():
-            b = int(np.flatnonzero(~(ok | idle))[0])
-            self._raise_illegal(st, b, int(actions[b]))
+        rows = np.arange(B)
         idle_kind = 4  # tables taking NO_ACTION
-        kind = np.where(ok, self._kind[safe], idle_kind)
-        acted = np.flatnonzero(ok)
+        if actions.min() >= 0 and actions.max() < self.n_actions and st.legal[rows, actions].all():
+            acted, kind = rows, self._kind[actions]  # every table acts, legally
+        else:
+            inrange = (actions >= 0) & (actions < self.n_actions)
+            safe = np.where(inrange, actions, 0)
+            ok = inrange & st.legal[rows, safe]
+            idle = (actions == NO_ACTION) & (st.phase >= HAND_OVER)
+            if not (ok | idle).all():
+                b = int(np.flatnonzero(~(ok | idle))[0])
+                self._raise_illegal(st, b, int(actions[b]))
+            kind = np.where(ok, self._kind[safe], idle_kind)
+            acted = np.flatnonzero(ok)
         counts = np.bincount(kind, minlength=idle_kind + 1)
         if counts[PLAY] == B:  # the common case mid-hand
             self._play(st, acted, actions)
