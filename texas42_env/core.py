@@ -64,7 +64,7 @@ class State:
         return (("bids", S, -1), ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
                 ("trick_winners", Tn, -1), ("trick_points", Tn, 0), ("points", 2, 0),
                 ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0),
-                ("ex_take", 2, -1), ("ex_discard", 2, -1))
+                ("ex_take", 2, -1), ("ex_discard", 2, -1), ("voids", S, 0))
 
     def __init__(self, batch: int, game: "Game", seed: int):
         S, Tn = game.n_seats, game.n_tricks
@@ -159,6 +159,12 @@ class Game:
         if rules.sevens:  # sevens: closeness to 7 decides the trick, whatever was led
             self._rank[SEVENS] = self._sevens_rank[None, :] * 2
         self._force = rules.all_pass == "force_dealer"
+        # _follows[c, s, t]: tile t belongs to suit s under contract c; a tile played that does
+        # not shows its seat holds none of the led suit (sevens has no suits: never a void)
+        shifts = np.arange(T.N_TILES, dtype=np.uint64)
+        self._follows = (self._follow[:, :, None] >> shifts) & _U1 == 1
+        self._follows[SEVENS] = True
+        self._follows_l = self._follows.tolist()
         self._sevens_bidder_tie = rules.sevens and rules.sevens_tie == "bidder"
         if self.six:
             self._build_six_tables()
@@ -611,6 +617,11 @@ class Game:
         led = np.where(lead, self._led[contract, tile], st.led[idx])
         st.led[idx] = led
         rank = self._rank[contract, led, tile]
+        # a seat that does not follow the led suit shows it holds none (bit = suit, 0..8)
+        void = ~lead & ~self._follows[contract, led, tile]
+        if void.any():
+            vi = idx[void]
+            st.voids[vi, seat[void]] |= 1 << led[void]
         if self._sevens_bidder_tie:  # ties for closest go to the bidding team
             rank += (contract == SEVENS) & ((seat & 1) == (st.bidder[idx] & 1))
         better = rank > np.where(lead, -1, st.best_rank[idx])  # the first of equals wins
@@ -654,6 +665,8 @@ class Game:
         else:
             led, best, pts = int(st.led[0]), int(st.best_rank[0]), int(st.trick_pts[0])
         rank = self._rank_l[c][led][tile]
+        if pos and not self._follows_l[c][led][tile]:
+            st.voids[0, seat] |= 1 << led
         if self._sevens_bidder_tie and c == SEVENS and seat & 1 == int(st.bidder[0]) & 1:
             rank += 1
         if rank > best:
