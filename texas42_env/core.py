@@ -55,7 +55,7 @@ class State:
         ("bid_marks", 0), ("bid_value", 0), ("need", 0), ("contract", -1), ("sit_out", -1),
         ("trick_size", None), ("trick_no", 0), ("n_in_trick", 0), ("leader", -1), ("led", 0),
         ("n_plays", 0), ("made", -1), ("best_rank", -1), ("best_seat", -1), ("trick_pts", 0),
-        ("n_swaps", 0), ("ex_pending", -1),
+        ("n_swaps", 0), ("ex_pending", -1), ("played_types", 0),
     )
 
     @staticmethod
@@ -64,7 +64,8 @@ class State:
         return (("bids", S, -1), ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
                 ("trick_winners", Tn, -1), ("trick_points", Tn, 0), ("points", 2, 0),
                 ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0),
-                ("ex_take", 2, -1), ("ex_discard", 2, -1), ("voids", S, 0))
+                ("ex_take", 2, -1), ("ex_discard", 2, -1), ("voids", S, 0),
+                ("play_slots", S * Tn, 0))
 
     def __init__(self, batch: int, game: "Game", seed: int):
         S, Tn = game.n_seats, game.n_tricks
@@ -612,6 +613,10 @@ class Game:
         st.plays[idx, n] = tile
         st.play_seats[idx, n] = seat
         st.n_plays[idx] = n + 1
+        if self.six:  # which copy of its tile a play is: 0 the first played, 1 the second
+            played = st.played_types[idx]
+            st.play_slots[idx, n] = (played >> tile) & 1
+            st.played_types[idx] = played | (1 << tile)
         contract = st.contract[idx]
         lead = pos == 0
         led = np.where(lead, self._led[contract, tile], st.led[idx])

@@ -162,6 +162,18 @@ def instance_masks(hands: list[list[int]], cat: list[int] = ()) -> tuple[np.ndar
     return np.array(out[:-1], dtype=np.uint64), out[-1]
 
 
+def step_record_actions(game: Game, st: State, actions: list) -> None:
+    """Step a one-table state through a record's actions, known to be legal."""
+    space = game.actions
+    for text in actions:
+        if isinstance(text, dict):
+            if _apply_exchange(game, st, text):
+                raise RecordError("exchange", "illegal exchange")
+            continue
+        a = space.id(text)
+        game.step(st, np.array([a]))
+
+
 def replay(record: Record) -> dict:
     """What ``texas42 replay`` prints for a parsed record (as a dict)."""
     game, st = start_state(record)

@@ -1,0 +1,165 @@
+"""``Texas42Env``: one table as a turn-based ``gymnasium.Env``.
+
+Each ``step`` is the action of the seat to move; ``info["to_move"]`` says who moves next and
+``info["action_mask"]`` (also ``obs["action_mask"]``) which actions are legal for them. The
+observation is what that seat may know (``observation.ObservationEncoder``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .core import GAME_OVER, HAND_OVER, Game
+from .demo import describe_hand
+from .observation import make_encoder
+from .records import RecordError, parse_record, replay, start_state, step_record_actions
+from .rewards import check_reward, seat_rewards, team_rewards
+from .rules import RulesConfig
+from .vector_env import make_rules
+
+ILLEGAL = ("lose", "raise")
+
+
+class Texas42Env(gym.Env):
+    """One table of Texas 42 (or the six-player game), turn by turn.
+
+    - ``ruleset`` and ``rules`` (a dict of rules.md options, or a ``RulesConfig``).
+    - ``reward``: ``marks`` (default), ``points`` or ``game``, zero-sum between teams; the
+      step's reward is the one of the team of the seat that just acted, and
+      ``info["rewards"]`` holds every seat's.
+    - ``episode``: ``hand`` (default; the episode ends with the hand) or ``game``.
+    - ``illegal_action``: ``lose`` (default, the Gymnasium and PettingZoo convention: any
+      action of the space is accepted; an illegal one ends the episode, the team that played
+      it gets ``illegal_reward`` and the other its negation, and ``info["illegal_action"]``
+      says what was wrong) or ``raise`` (``IllegalActionError``, nothing changes).
+    - ``observation``: ``imperfect`` (default) or ``perfect`` (all hands: research only).
+    - ``reset(seed=..., options={"record": RECORD})`` starts from a game record (a dict of
+      game-record.md, possibly partial: the position after its actions).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(self, ruleset: str = "standard", rules: RulesConfig | dict | None = None,
+                 reward: str = "marks", episode: str = "hand", illegal_action: str = "lose",
+                 illegal_reward: float = -1.0, observation: str = "imperfect",
+                 render_mode: str | None = None):
+        if episode not in ("hand", "game"):
+            raise ValueError(f"unknown episode {episode!r}; allowed: hand, game")
+        if illegal_action not in ILLEGAL:
+            raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: lose, raise")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human")
+        self.game = Game(make_rules(ruleset, rules))
+        self.reward = check_reward(reward)
+        self.episode = episode
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.encoder = make_encoder(self.game, observation)
+        self.render_mode = render_mode
+        n, A = self.encoder.size, self.game.n_actions
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, (n,), np.float32),
+            "action_mask": spaces.Box(0, 1, (A,), np.int8)})
+        self.action_space = spaces.Discrete(A)
+        self.state = None
+        self._done = True
+
+    @property
+    def n_seats(self) -> int:
+        return self.game.n_seats
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = set(options) - {"record"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; allowed: record")
+        if "record" in options:
+            self.state = self._from_record(options["record"])
+        else:
+            game_id = int(self.np_random.integers(0, 2**62))
+            deal_seed = int(self.np_random.integers(0, 2**62))
+            self.state = self.game.reset(1, seed=deal_seed, game_ids=[game_id])
+        self._done = False
+        return self._obs(), self._info()
+
+    def _from_record(self, record: dict):
+        parsed = parse_record(record)
+        if parsed.rules != self.game.rules:
+            raise RecordError("options", f"the record's rules ({parsed.rules.ruleset}, "
+                              f"{parsed.rules.options()}) are not this env's "
+                              f"({self.game.rules.ruleset}, {self.game.rules.options()})")
+        result = replay(parsed)
+        if not result["ok"]:
+            e = result["error"]
+            raise RecordError("record", f"action {e['index']} ({e['action']!r}) is illegal: "
+                                        f"{e['reason']}")
+        if result["complete"]:
+            raise RecordError("record", "the hand is over: there is nothing left to play")
+        game, st = start_state(parsed)
+        step_record_actions(game, st, parsed.actions)
+        return st
+
+    def step(self, action):
+        if self.state is None or self._done:
+            raise RuntimeError("the episode is over: call reset()")
+        st, game = self.state, self.game
+        seat = int(st.to_move[0])
+        a = int(action)
+        if not (0 <= a < game.n_actions and st.legal[0, a]):
+            if self.illegal_action == "raise":
+                game.step(st, np.array([a]))  # raises IllegalActionError with the reason
+            phase, _, reason = game.explain(st, 0, a)
+            rewards = np.full(game.n_seats, -self.illegal_reward, np.float32)
+            rewards[np.arange(game.n_seats) % 2 == seat % 2] = self.illegal_reward
+            self._done = True
+            info = self._info()
+            info.update(rewards=rewards, illegal_action={
+                "seat": seat, "action": a, "phase": phase, "reason": reason})
+            return self._obs(), float(rewards[seat]), True, False, info
+        game.step(st, np.array([a]))
+        rewards = np.zeros(game.n_seats, np.float32)
+        terminated = False
+        if st.phase[0] >= HAND_OVER:
+            rewards = seat_rewards(team_rewards(st, np.array([0]), self.reward),
+                                   game.n_seats)[0]
+            game_over = st.phase[0] == GAME_OVER
+            if self.episode == "hand" or game_over:
+                terminated = True
+            else:
+                game.next_hand(st)
+        self._done = terminated
+        info = self._info()
+        info["rewards"] = rewards
+        if self.render_mode == "human":
+            print(self.render_text())
+        return self._obs(), float(rewards[seat]), terminated, False, info
+
+    def _obs(self) -> dict:
+        st = self.state
+        seat = max(int(st.to_move[0]), 0)
+        return {"observation": self.encoder.encode(st, [seat])[0],
+                "action_mask": st.legal[0].astype(np.int8)}
+
+    def _info(self) -> dict[str, Any]:
+        st = self.state
+        return {"to_move": int(st.to_move[0]), "action_mask": st.legal[0].astype(np.int8),
+                "phase": ("bid", "declare", "exchange", "play", "over", "over")[int(st.phase[0])]}
+
+    def action_masks(self) -> np.ndarray:
+        """Bool [n_actions]: the legal actions now (the name sb3-contrib's MaskablePPO uses)."""
+        return self.state.legal[0].copy()
+
+    def render_text(self) -> str:
+        return describe_hand(self.game, self.state, 0)
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self.render_text()
+        if self.render_mode == "human":
+            print(self.render_text())
+        return None

@@ -1,0 +1,288 @@
+"""Observation encoders: what one seat may know, as a flat float32 vector, for B tables.
+
+Everything is relative to the observing seat: seats are numbered 0 (me), 1 (my left),
+2 (partner in the four-player game), ... clockwise; teams are "us" then "them". The layout
+of the vector is ``encoder.fields``: (name, offset, size, meaning), printed as a table by
+``encoder.describe()`` and in the README. ``ObservationEncoder`` shows only what the seat may
+see; ``PerfectInformationEncoder`` adds every hand and the cat and exists for research
+(oracles, critics): it is used only when asked for by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import tiles as T
+from .actions import PASS, SIX_LEVELS, SIX_TRUMPS
+from .core import EXCHANGING, GAME_OVER, PLAYING, Game, State
+
+_M28 = np.uint64((1 << 28) - 1)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    offset: int
+    size: int
+    meaning: str
+
+
+class ObservationEncoder:
+    """The imperfect-information view of one seat: its hand and the public history."""
+
+    name = "imperfect"
+
+    def __init__(self, game: Game):
+        self.game = game
+        r = game.rules
+        S, Tn, C = game.n_seats, game.n_tricks, r.copies
+        self.S, self.Tn, self.C = S, Tn, C
+        sp = game.actions
+        # a bid as features: standard one-hot of the 25 bid actions; six-player
+        # pass + level (18) + trump (9)
+        if game.six:
+            self.bid_features = 1 + len(SIX_LEVELS) + SIX_TRUMPS
+            feat = np.zeros((sp.contract0, self.bid_features), np.float32)
+            feat[PASS, 0] = 1
+            a = np.arange(1, sp.contract0)
+            feat[a, 1 + (a - 1) // SIX_TRUMPS] = 1
+            feat[a, 1 + len(SIX_LEVELS) + (a - 1) % SIX_TRUMPS] = 1
+        else:
+            self.bid_features = sp.contract0
+            feat = np.eye(sp.contract0, dtype=np.float32)
+        # bid action (or -1: none) -> its feature columns (-1: none)
+        cols = np.full((sp.contract0 + 1, 2 if game.six else 1), -1, np.int64)
+        for a in range(sp.contract0):
+            nz = np.flatnonzero(feat[a])
+            cols[a, :len(nz)] = nz
+        self._bid_cols = cols
+        # relative seats: _rel[seat, x] = (x - seat) % S, x = -1 (index S) stays -1
+        self._rel = np.array([[(x - s) % S for x in range(S)] + [-1] for s in range(S)])
+        self._abs = np.array([[(s + r) % S for r in range(S)] for s in range(S)])
+        self._void_bits = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.float32)
+        bid_names = "pass, 30..41, 1m..10m, plunge, splash" if not game.six else \
+            "pass, level 60..88/176/264/352, trump 0s..6s/doubles/follow-me"
+        spec = [
+            ("hand", T.N_TILES, "my tiles, by tile id (count / copies)"),
+            ("dealer", S, "the dealer, by relative seat"),
+            ("phase", 5, "bid, declare, exchange, play, over"),
+            ("bids", S * self.bid_features,
+             f"each relative seat's bid ({bid_names}); all zero: not bid yet"),
+            ("high_bidder", S, "who holds the high bid now"),
+            ("bidder", S, "who won the bidding"),
+            ("declarer", S, "who named the contract"),
+            ("contract", sp.n_contracts, ", ".join(CONTRACT_LIST[:sp.n_contracts])),
+            ("sits_out", S, "the nello bidder's partner, who takes no part"),
+            ("played_by", C * T.N_TILES * S,
+             "tile (copy: first/second played) -> relative seat that played it"),
+            ("played_in", C * T.N_TILES * Tn, "tile (copy) -> trick it was played in"),
+            ("trick_leaders", Tn * S, "trick -> relative seat that led it"),
+            ("trick_winners", Tn * S, "trick -> relative seat that won it"),
+            ("current_trick", S * T.N_TILES, "relative seat -> tile it played to this trick"),
+            ("led_suit", 9, "suit called by this trick's lead: 0s..6s, trumps, doubles"),
+            ("points", 2, "points taken this hand, us/them, / total points of a hand"),
+            ("tricks", 2, "tricks taken this hand, us/them, / tricks in a hand"),
+            ("result", 2, "the bid is made / set (both zero: undecided)"),
+            ("score", 2, "game score us/them / target (capped at 1)"),
+            ("voids", S * 9, "relative seat -> suits it has shown it lacks"),
+        ]
+        if game.six:
+            spec += [
+                ("swaps", 1, "tiles the bidder exchanged with the cat / 2"),
+                ("cat_seen", T.N_TILES, "the cat as dealt (only the bidder sees it)"),
+                ("took", T.N_TILES, "tiles I took from the cat"),
+                ("discarded", T.N_TILES, "tiles I put in the cat"),
+            ]
+        spec += self._extra_fields()
+        self.fields: tuple[Field, ...] = ()
+        off = 0
+        fields = []
+        for name, size, meaning in spec:
+            fields.append(Field(name, off, size, meaning))
+            off += size
+        self.fields = tuple(fields)
+        self.size = off
+        self._off = {f.name: f.offset for f in self.fields}
+
+    def _extra_fields(self) -> list[tuple[str, int, str]]:
+        return []
+
+    def describe(self) -> str:
+        """The layout as a Markdown table."""
+        rows = ["| field | offset | size | meaning |", "|---|---|---|---|"]
+        rows += [f"| `{f.name}` | {f.offset} | {f.size} | {f.meaning} |" for f in self.fields]
+        return "\n".join(rows)
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, st: State, seats, idx=None, out: np.ndarray | None = None) -> np.ndarray:
+        """Float32 [n, size]: the view of ``seats[i]`` at table ``idx[i]`` (default all).
+
+        One-hot features are gathered as flat indices and set with one scatter.
+        """
+        g = self.game
+        S, Tn, C = self.S, self.Tn, self.C
+        if idx is None:  # every table: slices, no gathers
+            n = st.batch_size
+            idx = slice(None)
+        else:
+            idx = np.asarray(idx, np.int64)
+            n = len(idx)
+        seats = np.broadcast_to(np.asarray(seats, np.int64), (n,))
+        if out is None:
+            out = np.zeros((n, self.size), np.float32)
+        else:
+            out[:] = 0
+        o = self._off
+        rel_of = self._rel[seats]  # [n, S + 1]: absolute seat (or -1, the last) -> relative
+        rows = np.arange(n)
+        base = rows * self.size
+        ones = []  # flat indices of the one-hot features
+
+        def rel(x):  # x: [n] or [n, k] absolute seats, -1 allowed (stays -1)
+            x = np.asarray(x)
+            if x.ndim == 1:
+                return rel_of[rows, x]
+            d = x - seats[:, None]
+            return np.where(d < 0, np.where(x < 0, -1, d + S), d)
+
+        def rel_valid(x):  # as rel, for seats known to be valid
+            d = x - seats[:, None]
+            return np.where(d < 0, d + S, d)
+
+        def one_hot(name, value, valid=None):
+            if valid is None:
+                valid = value >= 0
+            ones.append((base + o[name] + value)[valid])
+
+        tables = rows if isinstance(idx, slice) else idx
+        out[:, o["hand"]:o["hand"] + T.N_TILES] = self._tile_counts(st.hands[tables, seats])
+        one_hot("dealer", rel(st.dealer[idx]))
+        one_hot("phase", np.minimum(st.phase[idx], GAME_OVER - 1))
+        # bids, in bidding order from the first bidder
+        nb = st.n_bids[idx]
+        F = self.bid_features
+        who = rel_valid(st.first_bidder[idx][:, None] + np.arange(S)[None, :]) % S
+        bids = st.bids[idx]
+        has = np.arange(S)[None, :] < nb[:, None]
+        for k in range(self._bid_cols.shape[1]):
+            col = self._bid_cols[np.where(has, bids, -1), k]
+            ok = has & (col >= 0)
+            ones.append((base[:, None] + o["bids"] + who * F + col)[ok])
+        for name, field in (("high_bidder", st.high_bidder), ("bidder", st.bidder),
+                            ("declarer", st.declarer), ("sits_out", st.sit_out)):
+            one_hot(name, rel(field[idx]))
+        one_hot("contract", st.contract[idx])
+        # the history of plays
+        P = st.plays.shape[1]
+        j = np.arange(P)[None, :]
+        n_plays = st.n_plays[idx][:, None]
+        valid = j < n_plays
+        tile = st.plays[idx]
+        who = rel_valid(st.play_seats[idx])
+        key = st.play_slots[idx] * T.N_TILES + tile if C == 2 else tile
+        trick = np.where((st.trick_size[idx] == S)[:, None], j // S, j // max(S - 1, 1))
+        b2 = base[:, None]
+        ones.append((b2 + o["played_by"] + key * S + who)[valid])
+        ones.append((b2 + o["played_in"] + key * Tn + trick)[valid])
+        cur = valid & (j >= n_plays - st.n_in_trick[idx][:, None])
+        ones.append((b2 + o["current_trick"] + who * T.N_TILES + tile)[cur])
+        done = np.arange(Tn)[None, :] < st.trick_no[idx][:, None]
+        kk = np.arange(Tn)[None, :] * S
+        ones.append((b2 + o["trick_leaders"] + kk + rel_valid(st.trick_leaders[idx]))[done])
+        ones.append((b2 + o["trick_winners"] + kk + rel_valid(st.trick_winners[idx]))[done])
+        one_hot("led_suit", st.led[idx], (st.n_in_trick[idx] > 0) & (st.phase[idx] == PLAYING))
+        made = st.made[idx]
+        one_hot("result", np.where(made == 1, 0, 1), made >= 0)
+        flat = out.reshape(-1)
+        flat[np.concatenate(ones)] = 1
+        # numbers, us / them
+        us = seats & 1
+        them = us ^ 1
+        pts = st.points[idx]
+        tw = st.tricks_won[idx]
+        sc = st.score[idx]
+        out[:, o["points"]] = pts[rows, us] / g.total_points
+        out[:, o["points"] + 1] = pts[rows, them] / g.total_points
+        out[:, o["tricks"]] = tw[rows, us] / Tn
+        out[:, o["tricks"] + 1] = tw[rows, them] / Tn
+        out[:, o["score"]] = np.minimum(sc[rows, us] / g.target, 1)
+        out[:, o["score"] + 1] = np.minimum(sc[rows, them] / g.target, 1)
+        # voids: by relative seat, the absolute seat (seat + r) % S
+        ab = self._abs[seats]  # [n, S]
+        v = np.take_along_axis(st.voids[idx], ab, axis=1)
+        out[:, o["voids"]:o["voids"] + S * 9] = self._void_bits[v].reshape(n, S * 9)
+        if g.six:
+            self._encode_exchange(st, np.arange(st.batch_size)[idx], seats, out, rows)
+        self._encode_extra(st, idx, seats, out)
+        return out
+
+    def _encode_exchange(self, st, idx, seats, out, rows) -> None:
+        o = self._off
+        swapped = st.phase[idx] > EXCHANGING
+        out[:, o["swaps"]] = np.where(swapped, st.n_swaps[idx] / 2, 0)
+        mine = (st.bidder[idx] == seats) & (st.phase[idx] >= EXCHANGING)
+        if mine.any():
+            m = rows[mine]
+            b = idx[mine]
+            out[m, o["cat_seen"]:o["cat_seen"] + T.N_TILES] = self._tile_counts(st.dealt_cat[b])
+            for name, col in (("took", st.ex_take), ("discarded", st.ex_discard)):
+                vals = col[b]
+                for k in range(2):
+                    v = vals[:, k]
+                    ok = v >= 0
+                    np.add.at(out, (m[ok], o[name] + v[ok]), 0.5)
+
+    def _encode_extra(self, st, idx, seats, out) -> None:
+        pass
+
+    def _tile_counts(self, masks: np.ndarray) -> np.ndarray:
+        """Float32 [n, 28]: how many copies of each tile a bitmask holds / copies."""
+        masks = np.asarray(masks, np.uint64)
+        lo = masks & _M28
+        bits = np.unpackbits(lo.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
+                             bitorder="little")[:, :T.N_TILES].astype(np.float32)
+        if self.C == 1:
+            return bits
+        hi = (masks >> np.uint64(28)) & _M28
+        bits += np.unpackbits(hi.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
+                              bitorder="little")[:, :T.N_TILES]
+        return bits / 2
+
+
+class PerfectInformationEncoder(ObservationEncoder):
+    """The imperfect view plus every seat's hand and the cat: for research only."""
+
+    name = "perfect"
+
+    def _extra_fields(self):
+        fields = [("all_hands", self.S * T.N_TILES,
+                   "every relative seat's tiles (count / copies): hidden information")]
+        if self.game.six:
+            fields.append(("cat", T.N_TILES, "the cat now: hidden information"))
+        return fields
+
+    def _encode_extra(self, st, idx, seats, out) -> None:
+        idx = np.arange(st.batch_size)[idx]
+        o = self._off["all_hands"]
+        for s in range(self.S):
+            counts = self._tile_counts(st.hands[idx, s])
+            r = (s - seats) % self.S
+            cols = o + r[:, None] * T.N_TILES + np.arange(T.N_TILES)[None, :]
+            out[np.arange(len(idx))[:, None], cols] = counts
+        if self.game.six:
+            c = self._off["cat"]
+            out[:, c:c + T.N_TILES] = self._tile_counts(st.cat[idx])
+
+
+CONTRACT_LIST = ("0s", "1s", "2s", "3s", "4s", "5s", "6s", "doubles", "follow-me", "nello",
+                 "sevens")
+ENCODERS = {"imperfect": ObservationEncoder, "perfect": PerfectInformationEncoder}
+
+
+def make_encoder(game: Game, name: str = "imperfect") -> ObservationEncoder:
+    """The encoder called ``name``: ``imperfect`` (default) or ``perfect``."""
+    if name not in ENCODERS:
+        raise ValueError(f"unknown observation encoder {name!r}; allowed: {', '.join(ENCODERS)}")
+    return ENCODERS[name](game)

@@ -1,0 +1,110 @@
+"""``Texas42VectorEnv``: B tables stepped at once on the core, for self-play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from .core import GAME_OVER, HAND_OVER, Game
+from .observation import make_encoder
+from .rewards import check_reward, seat_rewards, team_rewards
+from .rules import RulesConfig
+
+
+def make_rules(ruleset: str = "standard", rules: RulesConfig | dict | None = None) -> RulesConfig:
+    """A rules configuration from a ruleset name and options (or a ready ``RulesConfig``)."""
+    if isinstance(rules, RulesConfig):
+        return rules
+    return RulesConfig.from_options(ruleset, rules or {})
+
+
+class Texas42VectorEnv:
+    """B tables at once; each ``step`` takes one action per table, for whichever seat is to
+    move there, and returns what the next seat to move at each table sees.
+
+    ``reset(seed) -> (obs, info)``, ``step(actions) -> (obs, rewards, terminated,
+    truncated, info)`` with ``obs = {"observation": float32 [B, N], "action_mask": int8 [B, A]}``
+    and ``info["to_move"]`` the seat to move per table (the seat ``obs`` belongs to).
+
+    - ``episode="hand"`` (default): every hand is an episode; a table whose hand ends reports
+      ``terminated`` and its rewards and the same step deals its next hand (the game goes on,
+      the deal passing left; a finished game is followed by a new one). ``episode="game"``:
+      the episode is the whole game; hands end with rewards but without ``terminated``.
+    - ``reward``: ``marks``, ``points`` or ``game`` (see ``rewards``); ``reward_layout``:
+      ``team`` gives [B, 2] (team 0 = seats 0, 2, ...), ``seat`` gives [B, seats].
+    - ``info`` also holds, for tables whose hand ended this step, ``hand_over`` (bool [B]),
+      ``game_over``, ``made`` (1 made, 0 set, -1 thrown in), ``hand_marks`` and ``points``.
+    """
+
+    def __init__(self, num_envs: int = 64, ruleset: str = "standard",
+                 rules: RulesConfig | dict | None = None, reward: str = "marks",
+                 reward_layout: str = "team", episode: str = "hand",
+                 observation: str = "imperfect", seed: int = 0):
+        if episode not in ("hand", "game"):
+            raise ValueError(f"unknown episode {episode!r}; allowed: hand, game")
+        if reward_layout not in ("team", "seat"):
+            raise ValueError(f"unknown reward_layout {reward_layout!r}; allowed: team, seat")
+        self.reward = check_reward(reward)
+        self.reward_layout = reward_layout
+        self.episode = episode
+        self.game = Game(make_rules(ruleset, rules))
+        self.encoder = make_encoder(self.game, observation)
+        self.num_envs = num_envs
+        self.seed = seed
+        n, A = self.encoder.size, self.game.n_actions
+        self.single_observation_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, (n,), np.float32),
+            "action_mask": spaces.Box(0, 1, (A,), np.int8)})
+        self.single_action_space = spaces.Discrete(A)
+        self.state = None
+        self._next_game = 0
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None) -> tuple[dict, dict]:
+        if seed is not None:
+            self.seed = seed
+        self.state = self.game.reset(self.num_envs, seed=self.seed)
+        self._next_game = self.num_envs
+        return self._obs(), {"to_move": self.state.to_move.copy()}
+
+    def step(self, actions) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        st, game = self.state, self.game
+        game.step(st, np.asarray(actions))
+        B = self.num_envs
+        ended = np.flatnonzero(st.phase >= HAND_OVER)
+        width = 2 if self.reward_layout == "team" else game.n_seats
+        rewards = np.zeros((B, width), np.float32)
+        info: dict[str, Any] = {"hand_over": np.zeros(B, bool), "game_over": np.zeros(B, bool)}
+        terminated = np.zeros(B, bool)
+        if ended.size:
+            team = team_rewards(st, ended, self.reward)
+            rewards[ended] = team if width == 2 else seat_rewards(team, game.n_seats)
+            game_over = st.phase[ended] == GAME_OVER
+            info["hand_over"][ended] = True
+            info["game_over"][ended] = game_over
+            info["made"] = np.where(st.made == -1, -1, st.made)
+            info["hand_marks"] = st.hand_marks.copy()
+            info["points"] = st.points.copy()
+            terminated[ended] = True if self.episode == "hand" else game_over
+            done_games = ended[game_over]
+            more = ended[~game_over]
+            if more.size:
+                game.next_hand(st, more)
+            if done_games.size:
+                ids = np.arange(self._next_game, self._next_game + done_games.size)
+                self._next_game += done_games.size
+                game.new_games(st, done_games, ids)
+        info["to_move"] = st.to_move.copy()
+        return self._obs(), rewards, terminated, np.zeros(B, bool), info
+
+    def close(self) -> None:
+        self.state = None
+
+    def _obs(self) -> dict:
+        st = self.state
+        return {"observation": self.encoder.encode(st, st.to_move),
+                "action_mask": st.legal.astype(np.int8)}
