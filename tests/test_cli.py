@@ -88,7 +88,8 @@ def test_replay_of_a_missing_file_exits_2(tmp_path, capsys):
 
 
 def test_replay_reads_standard_input(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(record(bids=["30"])) + "\n"))
+    data = (json.dumps(record(bids=["30"])) + "\n").encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["replay", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["to_move"] == 1
 

@@ -32,7 +32,6 @@ from .rules import CONTRACT_NAMES, RulesConfig
 
 # action kinds
 BID, DECLARE, EXCHANGE, PLAY = 0, 1, 2, 3
-KIND_NAMES = ("bid", "declare", "exchange", "play")
 NO_ACTION = -1  # for a table with nothing to do (its hand or game is over)
 
 PASS = 0
@@ -92,12 +91,6 @@ class ActionSpace:
 
     def name(self, action: int) -> str:
         return self.names[int(action)]
-
-    def contract_action(self, contract: int) -> int:
-        return self.contract0 + contract
-
-    def play_action(self, tile: int) -> int:
-        return self.play0 + tile
 
 
 @lru_cache(maxsize=None)

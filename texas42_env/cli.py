@@ -11,33 +11,46 @@ from typing import Sequence
 def _cmd_replay(args: argparse.Namespace) -> int:
     from .records import RecordError, parse_record, replay
 
+    name = "<stdin>" if args.file == "-" else args.file
     try:
-        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     except OSError as e:
         print(f"texas42 replay: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return 2
-    name = "<stdin>" if args.file == "-" else args.file
-    with stream:
-        try:
-            for lineno, line in enumerate(stream, start=1):
+
+    def fail(lineno: int, field: str, message: str) -> int:
+        print(f"texas42 replay: {name}: line {lineno}: field {field!r}: {message}",
+              file=sys.stderr)
+        return 2
+
+    try:
+        with stream:
+            for lineno, raw in enumerate(stream, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    return fail(lineno, "record", f"not UTF-8 text ({e.reason} at byte {e.start})")
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
+                    # an integer too long for Python's int() stays a string: only a field
+                    # that needs a number will object to it
+                    obj = json.loads(line, parse_int=lambda x: int(x) if len(x) < 4000 else x)
                 except json.JSONDecodeError as e:
-                    print(f"texas42 replay: {name}: line {lineno}: field 'record': not JSON "
-                          f"({e.msg} at column {e.colno})", file=sys.stderr)
-                    return 2
+                    return fail(lineno, "record", f"not JSON ({e.msg} at column {e.colno})")
+                except (ValueError, RecursionError) as e:  # huge numbers, deep nesting
+                    return fail(lineno, "record", f"not JSON this reader accepts ({e})")
                 try:
                     result = replay(parse_record(obj))
                 except RecordError as e:
-                    print(f"texas42 replay: {name}: line {lineno}: field {e.field!r}: {e.message}",
-                          file=sys.stderr)
-                    return 2
+                    return fail(lineno, e.field, e.message)
                 print(json.dumps(result), flush=True)
-        except UnicodeDecodeError as e:
-            print(f"texas42 replay: {name}: not UTF-8 text: {e}", file=sys.stderr)
-            return 2
+    except BrokenPipeError:  # the reader went away (texas42 replay ... | head)
+        sys.stderr.close()
+        return 0
+    except OSError as e:
+        print(f"texas42 replay: {name}: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -12,8 +12,6 @@ number within that game. It does not depend on the batch size or a table's posit
 
 from __future__ import annotations
 
-from typing import Iterable
-
 import numpy as np
 
 from . import tiles as T
@@ -431,8 +429,10 @@ class Game:
 
     def legal_mask(self, st: State) -> np.ndarray:
         """Bool [B, n_actions]: the legal actions of the seat to move at each table
-        (all False where the hand is over)."""
-        return st.legal
+        (all False where the hand is over). A read-only view: copy it to change it."""
+        view = st.legal.view()
+        view.flags.writeable = False
+        return view
 
     def step(self, st: State, actions) -> None:
         """Apply one action per table (``NO_ACTION`` where a table's hand is over).
@@ -932,13 +932,5 @@ class Game:
         m = int((st.dealt if dealt else st.hands)[b, seat])
         return [t % T.N_TILES for t in T.tiles_of(m)]
 
-    def legal_actions(self, st: State, b: int) -> list[int]:
-        return np.flatnonzero(st.legal[b]).tolist()
-
 
 _ONE = np.zeros(1, np.int64)
-
-
-def hands_to_masks(hands: Iterable[Iterable[int]]) -> np.ndarray:
-    """uint64 bitmasks of hands given as lists of tile ids (standard ruleset)."""
-    return np.array([T.mask_of(h) for h in hands], dtype=np.uint64)

@@ -15,10 +15,12 @@ from typing import Any
 import numpy as np
 
 from . import tiles as T
+from .actions import BID, DECLARE, PLAY
 from .core import EXCHANGING, HAND_OVER, PHASE_NAMES, Game, State
 from .rules import CONTRACT_NAMES, RULESETS, ConfigError, RulesConfig
 
 FORMAT = "texas42-record/1"
+KIND_WORDS = {BID: "bid", DECLARE: "contract", PLAY: "play"}
 
 
 class RecordError(ValueError):
@@ -36,6 +38,7 @@ class Record:
     dealer: int
     hands: list[list[int]]  # tile ids per seat, as dealt
     actions: list[Any] = field(default_factory=list)  # bids, contract, exchange, plays
+    fields: list[str] = field(default_factory=list)  # the field each action came from
     cat: list[int] = field(default_factory=list)  # six-player: the cat as dealt
     raw: dict = field(default_factory=dict)
 
@@ -59,10 +62,11 @@ def parse_record(obj: Any) -> Record:
     """Check a decoded JSON value is a record; ``RecordError`` names the first bad field."""
     if not isinstance(obj, dict):
         raise RecordError("record", f"not a JSON object ({type(obj).__name__})")
-    fmt = obj.get("format", FORMAT)
+    fmt = obj.get("format") or FORMAT
     if fmt != FORMAT:
         raise RecordError("format", f"unknown format {fmt!r}; expected {FORMAT!r}")
-    ruleset = obj.get("ruleset", "standard")
+    ruleset = obj.get("ruleset")
+    ruleset = "standard" if ruleset is None else ruleset
     if ruleset not in RULESETS:
         raise RecordError("ruleset", f"unknown ruleset {ruleset!r}; allowed: {', '.join(RULESETS)}")
     options = obj.get("options", {})
@@ -126,9 +130,12 @@ def parse_record(obj: Any) -> Record:
                 for k in ("take", "discard")):
             raise RecordError("exchange", 'must be {"take": [tiles], "discard": [tiles]}')
         exchange = [{"take": list(ex.get("take", [])), "discard": list(ex.get("discard", []))}]
-    actions: list[Any] = (list(bids) + ([contract] if contract is not None else []) + exchange
-                          + list(plays))
-    return Record(rules=rules, dealer=dealer, hands=ids, actions=actions, cat=cat, raw=obj)
+    contracts = [contract] if contract is not None else []
+    actions: list[Any] = list(bids) + contracts + exchange + list(plays)
+    fields = (["bids"] * len(bids) + ["contract"] * len(contracts)
+              + ["exchange"] * len(exchange) + ["plays"] * len(plays))
+    return Record(rules=rules, dealer=dealer, hands=ids, actions=actions, fields=fields,
+                  cat=cat, raw=obj)
 
 
 def _action_text(text: str) -> str:
@@ -178,7 +185,8 @@ def replay(record: Record) -> dict:
     """What ``texas42 replay`` prints for a parsed record (as a dict)."""
     game, st = start_state(record)
     space = game.actions
-    for i, text in enumerate(record.actions):
+    field_kind = {"bids": BID, "contract": DECLARE, "plays": PLAY}
+    for i, (text, where) in enumerate(zip(record.actions, record.fields)):
         if isinstance(text, dict):
             error = _apply_exchange(game, st, text)
             if error:
@@ -188,13 +196,15 @@ def replay(record: Record) -> dict:
                                                "action": action, "reason": reason}}
             continue
         a = space.id(text)
-        legal = a is not None and bool(st.legal[0, a])
+        misplaced = a is not None and space.kind[a] != field_kind[where]
+        legal = a is not None and not misplaced and bool(st.legal[0, a])
         if not legal:
             if st.phase[0] >= HAND_OVER:
                 phase, seat, reason = "over", None, "hand is over"
-            elif a is None:
+            elif a is None or misplaced:
                 phase, seat = PHASE_NAMES[int(st.phase[0])], int(st.to_move[0])
-                reason = f"not an action in the notation of rules.md: {text!r}"
+                reason = f"not an action in the notation of rules.md: {text!r}" if a is None \
+                    else f"{text!r} is not a {KIND_WORDS[field_kind[where]]}, in {where!r}"
             else:
                 phase, seat, reason = game.explain(st, 0, a)
             return {"ok": False, "error": {"index": i, "phase": phase, "seat": seat,

@@ -144,10 +144,15 @@ class RulesConfig:
     def __post_init__(self) -> None:
         if self.ruleset not in RULESETS:
             raise ConfigError(f"unknown ruleset {self.ruleset!r}; allowed: {', '.join(RULESETS)}")
+        allowed = DEFAULTS[self.ruleset]
         for f in dataclasses.fields(self):
             if f.name in ("ruleset",) or (f.name == "target" and self.target is None):
                 continue
-            OPTION_SPECS[f.name].check(getattr(self, f.name))
+            value = getattr(self, f.name)
+            OPTION_SPECS[f.name].check(value)
+            if f.name not in allowed and value != DEFAULTS["standard"][f.name]:
+                raise ConfigError(f"unknown option {f.name!r} for ruleset {self.ruleset!r}; "
+                                  f"allowed: {', '.join(sorted(allowed))}")
 
     # ----- derived facts -----
     @property
