@@ -67,6 +67,7 @@ class Texas42Env(gym.Env):
         self.action_space = spaces.Discrete(A)
         self.state = None
         self._done = True
+        self._viewer = 0
 
     @property
     def n_seats(self) -> int:
@@ -85,7 +86,7 @@ class Texas42Env(gym.Env):
             deal_seed = int(self.np_random.integers(0, 2**62))
             self.state = self.game.reset(1, seed=deal_seed, game_ids=[game_id])
         self._done = False
-        return self._obs(), self._info()
+        return self._observe()
 
     def _from_record(self, record: dict):
         parsed = parse_record(record)
@@ -117,10 +118,10 @@ class Texas42Env(gym.Env):
             rewards = np.full(game.n_seats, -self.illegal_reward, np.float32)
             rewards[np.arange(game.n_seats) % 2 == seat % 2] = self.illegal_reward
             self._done = True
-            info = self._info()
+            obs, info = self._observe()
             info.update(rewards=rewards, illegal_action={
                 "seat": seat, "action": a, "phase": phase, "reason": reason})
-            return self._obs(), float(rewards[seat]), True, False, info
+            return obs, float(rewards[seat]), True, False, info
         game.step(st, np.array([a]))
         rewards = np.zeros(game.n_seats, np.float32)
         terminated = False
@@ -133,22 +134,24 @@ class Texas42Env(gym.Env):
             else:
                 game.next_hand(st)
         self._done = terminated
-        info = self._info()
+        obs, info = self._observe()
         info["rewards"] = rewards
         if self.render_mode == "human":
             print(self.render_text())
-        return self._obs(), float(rewards[seat]), terminated, False, info
+        return obs, float(rewards[seat]), terminated, False, info
 
-    def _obs(self) -> dict:
+    def _observe(self) -> tuple[dict, dict[str, Any]]:
+        """The observation of the seat to move (the last mover's once the hand is over) and
+        the info that goes with it."""
         st = self.state
-        seat = max(int(st.to_move[0]), 0)
-        return {"observation": self.encoder.encode(st, [seat])[0],
-                "action_mask": st.legal[0].astype(np.int8)}
-
-    def _info(self) -> dict[str, Any]:
-        st = self.state
-        return {"to_move": int(st.to_move[0]), "action_mask": st.legal[0].astype(np.int8),
+        to_move = int(st.to_move[0])
+        if to_move >= 0:
+            self._viewer = to_move
+        mask = st.legal[0].astype(np.int8)
+        obs = {"observation": self.encoder.encode(st, [self._viewer])[0], "action_mask": mask}
+        info = {"to_move": to_move, "action_mask": mask,
                 "phase": ("bid", "declare", "exchange", "play", "over", "over")[int(st.phase[0])]}
+        return obs, info
 
     def action_masks(self) -> np.ndarray:
         """Bool [n_actions]: the legal actions now (the name sb3-contrib's MaskablePPO uses)."""

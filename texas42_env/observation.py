@@ -58,6 +58,8 @@ class ObservationEncoder:
             nz = np.flatnonzero(feat[a])
             cols[a, :len(nz)] = nz
         self._bid_cols = cols
+        self._bid_cols_l = [[c for c in row if c >= 0] for row in cols.tolist()]
+        self._scalar_names = State.GAME_FIELDS + tuple(n for n, _ in State.HAND_FIELDS)
         # relative seats: _rel[seat, x] = (x - seat) % S, x = -1 (index S) stays -1
         self._rel = np.array([[(x - s) % S for x in range(S)] + [-1] for s in range(S)])
         self._abs = np.array([[(s + r) % S for r in range(S)] for s in range(S)])
@@ -123,6 +125,15 @@ class ObservationEncoder:
         """
         g = self.game
         S, Tn, C = self.S, self.Tn, self.C
+        if np.ndim(seats) and len(seats) == 1 and (idx is None and st.batch_size == 1
+                                                     or idx is not None and len(idx) == 1):
+            b = 0 if idx is None else int(np.asarray(idx)[0])
+            if out is None:
+                out = np.zeros((1, self.size), np.float32)
+            else:
+                out[:] = 0
+            self._encode_one(st, b, int(np.asarray(seats)[0]), out[0])
+            return out
         if idx is None:  # every table: slices, no gathers
             n = st.batch_size
             idx = slice(None)
@@ -217,6 +228,67 @@ class ObservationEncoder:
             self._encode_exchange(st, np.arange(st.batch_size)[idx], seats, out, rows)
         self._encode_extra(st, idx, seats, out)
         return out
+
+    def _encode_one(self, st: State, b: int, seat: int, out: np.ndarray) -> None:
+        """``encode`` for one table, on Python ints (search and people use single tables)."""
+        g, o = self.game, self._off
+        S, Tn, C = self.S, self.Tn, self.C
+        v = dict(zip(self._scalar_names, st.scalars[:, b].tolist()))
+        ones = []
+        hand = int(st.hands[b, seat])
+        step = 1.0 / C
+        while hand:
+            low = hand & -hand
+            out[o["hand"] + (low.bit_length() - 1) % T.N_TILES] += step
+            hand ^= low
+        ones.append(o["dealer"] + (v["dealer"] - seat) % S)
+        phase = v["phase"]
+        ones.append(o["phase"] + min(phase, GAME_OVER - 1))
+        first, F = v["first_bidder"], self.bid_features
+        for i, a in enumerate(st.bids[b, :v["n_bids"]].tolist()):
+            who = (first + i - seat) % S
+            ones += [o["bids"] + who * F + col for col in self._bid_cols_l[a]]
+        for name, field in (("high_bidder", "high_bidder"), ("bidder", "bidder"),
+                            ("declarer", "declarer"), ("sits_out", "sit_out")):
+            if v[field] >= 0:
+                ones.append(o[name] + (v[field] - seat) % S)
+        if v["contract"] >= 0:
+            ones.append(o["contract"] + v["contract"])
+        n_plays, size = v["n_plays"], v["trick_size"]
+        current = n_plays - v["n_in_trick"]
+        slots = st.play_slots[b, :n_plays].tolist() if C == 2 else [0] * n_plays
+        pb, pi, ct = o["played_by"], o["played_in"], o["current_trick"]
+        for j, (t, ps, slot) in enumerate(zip(st.plays[b, :n_plays].tolist(),
+                                              st.play_seats[b, :n_plays].tolist(), slots)):
+            who, key = (ps - seat) % S, slot * T.N_TILES + t
+            ones.append(pb + key * S + who)
+            ones.append(pi + key * Tn + j // size)
+            if j >= current:
+                ones.append(ct + who * T.N_TILES + t)
+        tn = v["trick_no"]
+        for k, (lead, win) in enumerate(zip(st.trick_leaders[b, :tn].tolist(),
+                                            st.trick_winners[b, :tn].tolist())):
+            ones.append(o["trick_leaders"] + k * S + (lead - seat) % S)
+            ones.append(o["trick_winners"] + k * S + (win - seat) % S)
+        if v["n_in_trick"] > 0 and phase == PLAYING:
+            ones.append(o["led_suit"] + v["led"])
+        if v["made"] >= 0:
+            ones.append(o["result"] + (0 if v["made"] == 1 else 1))
+        voids = st.voids[b].tolist()
+        for r in range(S):
+            bits = voids[(seat + r) % S]
+            ones += [o["voids"] + r * 9 + bit for bit in range(9) if bits >> bit & 1]
+        out[ones] = 1
+        us, them = seat & 1, (seat & 1) ^ 1
+        pts, tw, sc = st.points[b].tolist(), st.tricks_won[b].tolist(), st.score[b].tolist()
+        out[o["points"]:o["points"] + 2] = (pts[us] / g.total_points, pts[them] / g.total_points)
+        out[o["tricks"]:o["tricks"] + 2] = (tw[us] / Tn, tw[them] / Tn)
+        out[o["score"]:o["score"] + 2] = (min(sc[us] / g.target, 1), min(sc[them] / g.target, 1))
+        if g.six or type(self)._encode_extra is not ObservationEncoder._encode_extra:
+            rows = out[None, :]
+            if g.six:
+                self._encode_exchange(st, np.array([b]), np.array([seat]), rows, np.zeros(1, int))
+            self._encode_extra(st, np.array([b]), np.array([seat]), rows)
 
     def _encode_exchange(self, st, idx, seats, out, rows) -> None:
         o = self._off
