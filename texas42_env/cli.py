@@ -55,20 +55,44 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import BATCHES, bench_core, cores
+    from . import bench
 
-    batches = [int(b) for b in args.batches.split(",")] if args.batches else list(BATCHES)
+    kinds = args.kinds.split(",")
+    unknown = set(kinds) - {"core", "env", "worlds"}
+    if unknown:
+        print(f"texas42 bench: unknown kinds {sorted(unknown)}; allowed: core, env, worlds",
+              file=sys.stderr)
+        return 2
+    plan = []
+    for kind in kinds:
+        if kind == "worlds":
+            plan.append((kind, None))
+            continue
+        default = bench.BATCHES if kind == "core" else bench.ENV_BATCHES
+        batches = [int(b) for b in args.batches.split(",")] if args.batches else default
+        plan += [(kind, b) for b in batches]
     rows = []
     if not args.json:
-        print(f"texas42 bench: core, ruleset {args.ruleset}, random legal play of whole hands "
-              f"with bidding, one process, {cores()} cores on this machine")
-        print(f"{'batch':>7} {'decisions/s':>14} {'hands/s':>12}")
-    for b in batches:
-        row = bench_core(args.ruleset, b, seconds=args.seconds, seed=args.seed)
+        print(f"texas42 bench: ruleset {args.ruleset}, random legal play of whole hands with "
+              f"bidding, one process, {bench.cores()} cores on this machine")
+        print(f"{'kind':>6} {'batch':>7} {'decisions/s':>14} {'hands/s':>12}")
+    for kind, b in plan:
+        if kind == "worlds":
+            from .worlds import bench_worlds
+
+            row = bench_worlds(seconds=args.seconds)
+        elif kind == "core":
+            row = bench.bench_core(args.ruleset, b, seconds=args.seconds, seed=args.seed)
+        else:
+            row = bench.bench_env(args.ruleset, b, seconds=args.seconds, seed=args.seed)
         rows.append(row)
         if not args.json:
-            print(f"{b:>7} {row['decisions_per_s']:>14,.0f} {row['hands_per_s']:>12,.0f}",
-                  flush=True)
+            if kind == "worlds":
+                print(f"{kind:>6} {row['batch']:>7} {row['worlds_per_s']:>14,.0f} worlds/s "
+                      f"({row['ruleset']}, {row.get('position', 'mid-hand')})", flush=True)
+            else:
+                print(f"{kind:>6} {b:>7} {row['decisions_per_s']:>14,.0f} "
+                      f"{row['hands_per_s']:>12,.0f}", flush=True)
     if args.json:
         print(json.dumps(rows))
     return 0
@@ -91,8 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     p = sub.add_parser("bench", help="measure the core's speed")
     p.add_argument("--ruleset", default="standard")
+    p.add_argument("--kinds", default="core,env,worlds",
+                   help="what to measure: core, env, worlds (comma-separated)")
     p.add_argument("--batches", default="", help="comma-separated batch sizes "
-                   "(default 1,64,1024,4096,8192)")
+                   "(default: core 1,64,1024,4096,8192; env 1,4096)")
     p.add_argument("--seconds", type=float, default=1.0, help="time per batch size")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")

@@ -358,3 +358,28 @@ def make_encoder(game: Game, name: str = "imperfect") -> ObservationEncoder:
     if name not in ENCODERS:
         raise ValueError(f"unknown observation encoder {name!r}; allowed: {', '.join(ENCODERS)}")
     return ENCODERS[name](game)
+
+
+def observation_docs() -> str:
+    """The Markdown of docs/observations.md: every encoder's field table."""
+    from .rules import preset
+
+    parts = ["# Observations", "",
+             'What a seat sees, as `{"observation": float32 vector, "action_mask": int8 vector}`.',
+             "Seats are relative to the observer: 0 is me, 1 my left, then clockwise (in the "
+             "four-player",
+             'game 2 is my partner); teams are "us" then "them". Tiles are indexed by tile id',
+             "(`texas42_env.tiles`: `0-0` is 0, `1-0` 1, `1-1` 2, ..., `6-6` 27). This file is "
+             "generated",
+             "from `ObservationEncoder.describe()` (`python -m texas42_env.observation`); a test "
+             "keeps it",
+             "equal to the code.", ""]
+    for ruleset in ("standard", "six-player"):
+        for name in ENCODERS:
+            enc = make_encoder(Game(preset(ruleset)), name)
+            parts += [f"## {ruleset}, `{name}` ({enc.size} floats)", "", enc.describe(), ""]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(observation_docs(), end="")
