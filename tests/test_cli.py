@@ -102,13 +102,19 @@ def test_replay_ignores_unknown_fields_and_standard_cat(tmp_path, capsys):
 
 def test_bench_json_lists_core_rows():
     out = subprocess.run([sys.executable, "-m", "texas42_env.cli", "bench", "--json",
-                          "--batches", "1,8", "--seconds", "0.05"],
+                          "--kinds", "core,env", "--batches", "1,8", "--seconds", "0.05"],
                          capture_output=True, text=True, check=True).stdout
     rows = json.loads(out)
-    assert [r["batch"] for r in rows] == [1, 8]
+    assert [(r["kind"], r["batch"]) for r in rows] == [("core", 1), ("core", 8), ("env", 1),
+                                                       ("env", 8)]
     for r in rows:
-        assert r["kind"] == "core" and r["ruleset"] == "standard"
+        assert r["ruleset"] == "standard" and r["cores"] >= 1
         assert r["decisions_per_s"] > 0 and 0 < r["hands_per_s"] < r["decisions_per_s"]
+
+
+def test_bench_refuses_unknown_kinds(capsys):
+    assert main(["bench", "--kinds", "gpu"]) == 2
+    assert "unknown kinds" in capsys.readouterr().err
 
 
 def test_demo_writes_records_that_replay(tmp_path, capsys):
