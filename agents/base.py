@@ -1,0 +1,107 @@
+"""The agent interface and the registry of agents by name.
+
+An agent maps the observations and legal masks of many tables (any of them, any seats) to
+one action each: ``act(observations, masks) -> actions``. ``act_one`` is the single-table
+convenience. Agents are built by name (``make_agent("random", seed=1)``) from the registry,
+which configs and command lines use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from texas42_env.core import Game
+from texas42_env.sampling import uniform_legal
+
+
+class Agent:
+    """Base class: override ``act``. ``needs_observation = False`` tells callers they may
+    pass ``None`` for the observations (the agent looks only at the masks)."""
+
+    name = "agent"
+    needs_observation = True
+    rulesets: tuple[str, ...] = ("standard", "six-player")
+
+    def setup(self, game: Game) -> "Agent":
+        """Called once with the game (rules, action space) the agent will play."""
+        if game.rules.ruleset not in self.rulesets:
+            raise ValueError(f"agent {self.name!r} does not play ruleset {game.rules.ruleset!r}")
+        self.game = game
+        return self
+
+    def act(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        """One legal action per row of ``masks`` (bool [n, n_actions])."""
+        raise NotImplementedError
+
+    def act_one(self, observation: np.ndarray | None, mask: np.ndarray) -> int:
+        obs = None if observation is None else np.asarray(observation)[None, :]
+        return int(self.act(obs, np.asarray(mask, bool)[None, :])[0])
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+REGISTRY: dict[str, Callable[..., Agent]] = {}
+
+
+def register(name: str) -> Callable:
+    """Class decorator: make the agent buildable as ``make_agent(name, **kwargs)``."""
+    def deco(cls):
+        if name in REGISTRY:
+            raise ValueError(f"agent name {name!r} is already registered")
+        REGISTRY[name] = cls
+        cls.name = name
+        return cls
+    return deco
+
+
+def make_agent(spec: str | dict[str, Any], **kwargs: Any) -> Agent:
+    """An agent from a name, or a dict ``{"name": ..., **kwargs}`` as configs write it."""
+    if isinstance(spec, dict) or hasattr(spec, "keys"):
+        spec = dict(spec)
+        name = spec.pop("name", None)
+        kwargs = {**spec, **kwargs}
+    else:
+        name = spec
+    if name not in REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; registered: {', '.join(sorted(REGISTRY))}")
+    agent = REGISTRY[name](**kwargs)
+    agent.name = name if not kwargs else f"{name}({', '.join(f'{k}={v}' for k, v in sorted(kwargs.items()))})"
+    return agent
+
+
+@register("random")
+class RandomAgent(Agent):
+    """Uniformly random legal actions."""
+
+    needs_observation = False
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observations, masks):
+        return uniform_legal(masks, self.rng)
+
+
+@register("passive")
+class PassiveAgent(Agent):
+    """Passes whenever it may; bids the least it can when it must; plays at random. A weak
+    yardstick: it never takes a hand it was not forced into."""
+
+    needs_observation = False
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observations, masks):
+        actions = uniform_legal(masks, self.rng)
+        bids = self.game.actions.contract0 if hasattr(self, "game") else 25
+        bidding = masks[:, :bids].any(axis=1)
+        if bidding.any():
+            m = masks[bidding]
+            actions[bidding] = np.where(m[:, 0], 0, np.argmax(m, axis=1))
+        return actions
