@@ -1,0 +1,153 @@
+"""Duplicate matches and tournaments: fair seating, resumable runs, outputs that check out."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.arena import pair_scores, play_duplicate, summarize
+from agents.tournament import TournamentConfig, TournamentError, read_results, run_tournament
+from texas42_env.records import parse_record, replay
+from texas42_env.rules import RulesConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+RULES = RulesConfig.make()
+
+
+def test_both_orientations_play_the_same_deals_with_seats_swapped():
+    recs = []
+    play_duplicate(RULES, "random", "passive", deals=20, seed=3, on_records=recs.extend)
+    assert len(recs) == 40
+    by_deal = {}
+    for r in recs:
+        by_deal.setdefault(r["game"], []).append(r)
+    for game, (r0, r1) in sorted(by_deal.items()):
+        assert r0["hands"] == r1["hands"] and r0["dealer"] == r1["dealer"]
+        assert {r0["orientation"], r1["orientation"]} == {0, 1}
+        o0 = r0 if r0["orientation"] == 0 else r1
+        o1 = r1 if o0 is r0 else r0
+        assert o0["agents"][0::2] == [n for n in o1["agents"][1::2]]  # A moved to seats 1, 3
+        assert o0["agents"][0] != o0["agents"][1]
+
+
+def test_a_side_against_itself_is_even_and_marks_cancel():
+    stats = play_duplicate(RULES, "random", "random", deals=400, seed=1)
+    s = summarize(stats, n_boot=200)
+    est, lo, hi = s["marks_per_hand"]
+    assert lo <= 0 <= hi
+    assert stats.hands.sum() == 800
+
+
+def test_passive_beats_random_with_a_ci_above_zero():
+    stats = play_duplicate(RULES, "passive", "random", deals=300, seed=2)
+    est, lo, hi = summarize(stats, n_boot=200)["marks_per_hand"]
+    assert lo > 0.5
+    assert pair_scores(stats).mean() > 0.8
+
+
+def test_games_mode_counts_game_wins():
+    stats = play_duplicate(RULES, "passive", "random", deals=30, mode="games", seed=4)
+    assert stats.a_wins.max() <= 2 and stats.a_wins.sum() > 40
+    assert (stats.hands >= 2).all()
+    s = summarize(stats, "games", n_boot=100)
+    assert 0.6 < s["a_win_rate"][0] <= 1
+
+
+def test_an_illegal_action_names_the_agent():
+    class Bad(type(make_agent("random"))):
+        def act(self, obs, masks):
+            return np.argmin(masks, axis=1)  # an illegal action where one exists
+
+    bad = Bad()
+    bad.name = "bad"
+    with pytest.raises(ValueError, match="agent 'bad'"):
+        play_duplicate(RULES, bad, "random", deals=2)
+
+
+def _cfg(**kw):
+    base = dict(agents={"random": {"name": "random"}, "passive": {"name": "passive"},
+                        "mixed": {"partners": ["random", "passive"]}},
+                deals=40, workers=1, n_boot=50, progress=False)
+    base.update(kw)
+    return TournamentConfig(**base)
+
+
+def test_tournament_writes_ratings_report_plot_and_replayable_records(tmp_path):
+    out = run_tournament(_cfg(), tmp_path)
+    assert set(out["ratings"]) == {"random", "passive", "mixed"}
+    assert out["ratings"]["random"][0] == 0
+    assert out["ratings"]["passive"][0] > out["ratings"]["random"][0]
+    for name in ("results.jsonl", "ratings.csv", "report.md", "ratings.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert "Head to head" in (tmp_path / "report.md").read_text()
+    rows = read_results(tmp_path / "results.jsonl")
+    assert len(rows) == 3
+    for row in rows:
+        lines = (tmp_path / row["records"]).read_text().splitlines()
+        assert len(lines) == 80
+        for line in lines[:10]:
+            result = replay(parse_record(json.loads(line)))
+            assert result["ok"] and result["complete"]
+
+
+def test_a_rerun_skips_finished_matches_and_a_torn_last_line_is_replayed(tmp_path, capsys):
+    run_tournament(_cfg(), tmp_path)
+    results = tmp_path / "results.jsonl"
+    lines = results.read_text().splitlines()
+    before = {json.loads(l)["key"]["b"] + json.loads(l)["key"]["a"] for l in lines}
+    # an interrupted write leaves half a line: it is reported and its match played again
+    results.write_text("\n".join(lines[:2]) + "\n" + lines[2][: len(lines[2]) // 2])
+    run_tournament(_cfg(), tmp_path)
+    assert "line 3 is incomplete" in capsys.readouterr().err
+    rows = read_results(results)
+    assert {r["key"]["b"] + r["key"]["a"] for r in rows} == before
+    again = results.read_text()
+    run_tournament(_cfg(), tmp_path)  # nothing left to play: the file is untouched
+    assert results.read_text() == again
+
+
+def test_a_corrupt_line_before_the_last_is_an_error_not_a_silent_drop(tmp_path):
+    run_tournament(_cfg(), tmp_path)
+    results = tmp_path / "results.jsonl"
+    lines = results.read_text().splitlines()
+    lines[0] = "{oops"
+    results.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TournamentError, match="line 1"):
+        run_tournament(_cfg(), tmp_path)
+
+
+def test_parallel_workers_give_the_same_results(tmp_path):
+    one = run_tournament(_cfg(workers=1), tmp_path / "one")
+    two = run_tournament(_cfg(workers=2), tmp_path / "two")
+    assert one["ratings"] == two["ratings"]
+
+
+@pytest.mark.parametrize("bad,match", [
+    ({"mode": "sets"}, "mode"), ({"format": "swiss"}, "format"),
+    ({"agents": {"random": {"name": "random"}}}, "at least two"),
+    ({"agents": {"a": {"name": "nope"}, "b": {"name": "random"}}}, "unknown agent 'nope'"),
+    ({"format": "gauntlet", "gauntlet": "zzz"}, "gauntlet"),
+    ({"rules": {"trumps": 5}}, "trumps"),
+])
+def test_bad_configs_name_the_problem(tmp_path, bad, match):
+    with pytest.raises(ValueError, match=match):
+        run_tournament(_cfg(**bad), tmp_path)
+
+
+def test_the_hydra_app_runs_and_resumes(tmp_path):
+    cmd = [sys.executable, str(ROOT / "scripts" / "tournament.py"), "deals=30", "n_boot=20",
+           "progress=false", "workers=1", f"hydra.run.dir={tmp_path}"]
+    first = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert first.returncode == 0, first.stderr
+    assert "ratings (Elo" in first.stdout and (tmp_path / "report.md").exists()
+    n = len((tmp_path / "results.jsonl").read_text().splitlines())
+    second = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert second.returncode == 0
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == n
+    bad = subprocess.run(cmd[:2] + ["mode=sets", f"hydra.run.dir={tmp_path / 'b'}"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode != 0 and "mode" in bad.stderr
