@@ -26,7 +26,8 @@ def describe_hand(game: Game, st, b: int = 0) -> str:
     lines.append(f"  bids: {bids}")
     s = summary(game, st, b)
     if s["bidder"] is None:
-        lines.append("  everyone passed: the hand is thrown in")
+        lines.append("  everyone passed: the hand is thrown in" if s["complete"]
+                     else "  the bidding goes on")
         return "\n".join(lines)
     lines.append(f"  seat {s['bidder']} won the bid at {s['bid']}; seat {s['declarer']} "
                  f"named {s['contract']}")

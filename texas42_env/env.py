@@ -41,7 +41,7 @@ class Texas42Env(gym.Env):
       game-record.md, possibly partial: the position after its actions).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(self, ruleset: str = "standard", rules: RulesConfig | dict | None = None,
                  reward: str = "marks", episode: str = "hand", illegal_action: str = "lose",

@@ -17,6 +17,7 @@ import numpy as np
 from . import tiles as T
 from .actions import PASS, SIX_LEVELS, SIX_TRUMPS
 from .core import EXCHANGING, GAME_OVER, PLAYING, Game, State
+from .rules import SEVENS
 
 _M28 = np.uint64((1 << 28) - 1)
 
@@ -80,10 +81,12 @@ class ObservationEncoder:
             ("played_by", C * T.N_TILES * S,
              "tile (copy: first/second played) -> relative seat that played it"),
             ("played_in", C * T.N_TILES * Tn, "tile (copy) -> trick it was played in"),
-            ("trick_leaders", Tn * S, "trick -> relative seat that led it"),
+            ("trick_leaders", Tn * S, "finished trick -> relative seat that led it (the "
+             "current trick's leader won the last one)"),
             ("trick_winners", Tn * S, "trick -> relative seat that won it"),
             ("current_trick", S * T.N_TILES, "relative seat -> tile it played to this trick"),
-            ("led_suit", 9, "suit called by this trick's lead: 0s..6s, trumps, doubles"),
+            ("led_suit", 9, "suit called by this trick's lead: 0s..6s, trumps, doubles "
+             "(none in sevens)"),
             ("points", 2, "points taken this hand, us/them, / total points of a hand"),
             ("tricks", 2, "tricks taken this hand, us/them, / tricks in a hand"),
             ("result", 2, "the bid is made / set (both zero: undecided)"),
@@ -203,7 +206,8 @@ class ObservationEncoder:
         kk = np.arange(Tn)[None, :] * S
         ones.append((b2 + o["trick_leaders"] + kk + rel_valid(st.trick_leaders[idx]))[done])
         ones.append((b2 + o["trick_winners"] + kk + rel_valid(st.trick_winners[idx]))[done])
-        one_hot("led_suit", st.led[idx], (st.n_in_trick[idx] > 0) & (st.phase[idx] == PLAYING))
+        one_hot("led_suit", st.led[idx], (st.n_in_trick[idx] > 0) & (st.phase[idx] == PLAYING)
+                & (st.contract[idx] != SEVENS))  # a sevens lead calls for no suit
         made = st.made[idx]
         one_hot("result", np.where(made == 1, 0, 1), made >= 0)
         flat = out.reshape(-1)
@@ -270,7 +274,7 @@ class ObservationEncoder:
                                             st.trick_winners[b, :tn].tolist())):
             ones.append(o["trick_leaders"] + k * S + (lead - seat) % S)
             ones.append(o["trick_winners"] + k * S + (win - seat) % S)
-        if v["n_in_trick"] > 0 and phase == PLAYING:
+        if v["n_in_trick"] > 0 and phase == PLAYING and v["contract"] != SEVENS:
             ones.append(o["led_suit"] + v["led"])
         if v["made"] >= 0:
             ones.append(o["result"] + (0 if v["made"] == 1 else 1))

@@ -158,14 +158,15 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"{agent} is to move: None is an action only once terminated")
         st, game = self.table, self.game
         seat = self._seat[agent]
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
-        self.infos = {a: {} for a in self.agents}
         a = int(action)
         S = game.n_seats
-        if not (0 <= a < game.n_actions and st.legal[0, a]):
-            if self.illegal_action == "raise":
-                game.step(st, np.array([a]))  # raises IllegalActionError; nothing changes
+        legal = 0 <= a < game.n_actions and bool(st.legal[0, a])
+        if not legal and self.illegal_action == "raise":
+            game.step(st, np.array([a]))  # raises IllegalActionError before anything changes
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.infos = {name: {} for name in self.agents}
+        if not legal:
             phase, _, reason = game.explain(st, 0, a)
             illegal = {"seat": seat, "action": a, "phase": phase, "reason": reason}
             for s, name in enumerate(self.possible_agents):

@@ -35,7 +35,8 @@ class Texas42VectorEnv:
     - ``reward``: ``marks``, ``points`` or ``game`` (see ``rewards``); ``reward_layout``:
       ``team`` gives [B, 2] (team 0 = seats 0, 2, ...), ``seat`` gives [B, seats].
     - ``info`` also holds, for tables whose hand ended this step, ``hand_over`` (bool [B]),
-      ``game_over``, ``made`` (1 made, 0 set, -1 thrown in), ``hand_marks`` and ``points``.
+      ``game_over``, ``made`` (1 made, 0 set, -1 thrown in or not ended), ``hand_marks`` and
+      ``points`` (zeros where the hand did not end this step).
     """
 
     def __init__(self, num_envs: int = 64, ruleset: str = "standard",
@@ -63,10 +64,15 @@ class Texas42VectorEnv:
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[dict, dict]:
+        """New games at every table: games 0..B-1 of ``seed``; without a seed, the next
+        games of the current seed (so a second reset deals new hands)."""
         if seed is not None:
             self.seed = seed
-        self.state = self.game.reset(self.num_envs, seed=self.seed)
-        self._next_game = self.num_envs
+            self._next_game = 0
+        B = self.num_envs
+        ids = np.arange(self._next_game, self._next_game + B)
+        self._next_game += B
+        self.state = self.game.reset(B, seed=self.seed, game_ids=ids)
         return self._obs(), {"to_move": self.state.to_move.copy()}
 
     def step(self, actions) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -78,7 +84,9 @@ class Texas42VectorEnv:
         ended = np.flatnonzero(st.phase >= HAND_OVER)
         width = 2 if self.reward_layout == "team" else game.n_seats
         rewards = np.zeros((B, width), np.float32)
-        info: dict[str, Any] = {"hand_over": np.zeros(B, bool), "game_over": np.zeros(B, bool)}
+        info: dict[str, Any] = {"hand_over": np.zeros(B, bool), "game_over": np.zeros(B, bool),
+                                "made": np.full(B, -1), "hand_marks": np.zeros((B, 2), np.int64),
+                                "points": np.zeros((B, 2), np.int64)}
         terminated = np.zeros(B, bool)
         if ended.size:
             team = team_rewards(st, ended, self.reward)
@@ -86,9 +94,9 @@ class Texas42VectorEnv:
             game_over = st.phase[ended] == GAME_OVER
             info["hand_over"][ended] = True
             info["game_over"][ended] = game_over
-            info["made"] = np.where(st.made == -1, -1, st.made)
-            info["hand_marks"] = st.hand_marks.copy()
-            info["points"] = st.points.copy()
+            info["made"][ended] = st.made[ended]
+            info["hand_marks"][ended] = st.hand_marks[ended]
+            info["points"][ended] = st.points[ended]
             terminated[ended] = True if self.episode == "hand" else game_over
             done_games = ended[game_over]
             more = ended[~game_over]
