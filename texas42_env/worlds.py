@@ -40,15 +40,17 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from . import tiles as T
-from .actions import PASS, PLUNGE, SIX_TRUMPS, SPLASH
+from .actions import BID, DECLARE, PASS, PLAY, PLUNGE, SIX_TRUMPS, SPLASH
 from .core import EXCHANGING, HAND_OVER, PLAYING, Game, State
-from .records import Record, exchange_actions, game_for, parse_record, start_state
-from .rules import CONTRACT_NAMES, SEVENS, SUIT_NAMES
+from .records import (Record, exchange_actions, game_for, parse_record, record_from_state,
+                      start_state)
+from .rules import CONTRACT_NAMES, SEVENS, SUIT_NAMES, RulesConfig
+from .sampling import uniform_legal
 
 CAT = -1  # the pseudo-seat of the cat (six-player)
 
@@ -63,10 +65,6 @@ _FACT_F = np.array([float(f) for f in _FACT])
 def _inst(types: int, copies: int) -> int:
     """Instance bitmask of a tile-type bitmask (both copies in the six-player game)."""
     return types | (types << 28) if copies == 2 else types
-
-
-def _types(mask: int) -> int:
-    return (mask | mask >> 28) & ((1 << 28) - 1)
 
 
 def _lowbit(x: np.ndarray) -> np.ndarray:
@@ -137,30 +135,40 @@ class _ClassDP:
         states = np.concatenate([caps, np.zeros(Q, np.int64)])[None, :]
         radix = np.concatenate([caps + 1, need + 1])
         place = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
+        space = int(np.prod(radix))
         self.layers: list[_Layer] = []
-        self.splits_int: list[list[int]] = []
         ok0 = (states[0, :P] <= room[0]).all() and (need <= qroom[0]).all() and K > 0
         if not ok0:
             self.states_last = states[:0]
-            self.f_last = np.zeros(0)
             self._finish(exact, need, inq, qmat, allow, sizes)
             return
         for c in range(K - 1):
             seats = [p for p in range(P) if allow[c, p]]
             splits = _compositions(int(sizes[c]), seats, caps)
             w = _FACT_F[sizes[c]] / np.prod(_FACT_F[splits], axis=1)
-            nxt = states[:, None, :] - np.concatenate(
-                [splits, np.zeros((len(splits), Q), np.int64)], axis=1)[None]
+            # next state = state - split on the capacities (its code too: no borrows where
+            # every capacity stays >= 0), quota progress capped at the need
+            codes = (states[:, :P] @ place[:P])[:, None] - (splits @ place[:P])[None, :]
+            ok = np.ones(codes.shape, bool)
+            for p in range(P):
+                left = states[:, p, None] - splits[None, :, p]
+                ok &= (left >= 0) & (left <= room[c + 1, p])
             if Q:
                 gain = (splits @ qmat.T) * inq[c]  # [Nk, Q]
-                nxt[:, :, P:] = np.minimum(states[:, None, P:] + gain[None], need)
-            ok = (nxt[:, :, :P] >= 0).all(-1) & (nxt[:, :, :P] <= room[c + 1]).all(-1)
-            if Q:
-                ok &= (need - nxt[:, :, P:] <= qroom[c + 1]).all(-1)
-            codes = np.where(ok, nxt @ place, -1)
-            uniq, inv = np.unique(codes[ok], return_inverse=True)
-            trans = np.full(codes.shape, len(uniq), np.int64)
-            trans[ok] = inv
+                for q in range(Q):
+                    prog = np.minimum(states[:, P + q, None] + gain[None, :, q], need[q])
+                    ok &= need[q] - prog <= qroom[c + 1, q]
+                    codes += prog * place[P + q]
+            if space <= 1 << 22:  # a dense table from code to index
+                present = np.zeros(space, bool)
+                present[codes[ok]] = True
+                index = np.cumsum(present) - 1
+                uniq = np.flatnonzero(present)
+                trans = np.where(ok, index[np.where(ok, codes, 0)], len(uniq))
+            else:
+                uniq, inv = np.unique(codes[ok], return_inverse=True)
+                trans = np.full(codes.shape, len(uniq), np.int64)
+                trans[ok] = inv
             self.layers.append(_Layer(splits, w, trans))
             states = (uniq[:, None] // place[None, :]) % radix[None, :]
         self.states_last = states
@@ -178,7 +186,6 @@ class _ClassDP:
         if len(need):
             got = np.minimum(st[:, P:] + (st[:, :P] @ qmat.T) * inq[c], need)
             ok &= (got >= need).all(1)
-        self.last_ok = ok
         dtype = object if exact else np.float64
         if exact:
             f = np.array([_FACT[int(sizes[c])] // math.prod(_FACT[int(k)] for k in row) if o else 0
@@ -376,10 +383,6 @@ class _Knowledge:
             if need > 0:
                 quotas.append(_Quota(seats, _inst(types, copies), need, why))
         self.quotas = quotas
-        hidden_mask = 0
-        for lab in hidden:
-            hidden_mask |= 1 << lab
-        self.hidden_mask = hidden_mask
         for q in quotas:
             room = sum(int(self.caps[p]) for p in range(P) if q.seats >> p & 1)
             fits = sum(1 for lab, a in zip(hidden, allowed)
@@ -486,6 +489,9 @@ class _Knowledge:
             parts.append(hands[ok])
             got += acc
             rate = max((got + 1) / (tried + 1), 1e-4)
+            if got == 0 and tried >= 1 << 22:
+                raise ValueError(f"no deal fits what seat {self.seat} has seen: none of "
+                                 f"{tried} deals drawn meets the bids and the exchange rules")
             if got < n and tried >= 4096 and rate < 0.02 and rest:
                 # the facts reject most draws: count them into the programme instead
                 in_dp, rest = tuple(self.quotas), []
@@ -629,12 +635,16 @@ class Worlds:
         return st
 
 
+_FIELD_KIND = {"bids": BID, "contract": DECLARE, "plays": PLAY}
+
+
 def replayed(record: dict | Record) -> tuple[Game, State]:
     """The game and a one-table state at the end of ``record``; ``ValueError`` (a
     ``RecordError`` for a malformed record) naming the first action that is not legal."""
     rec = record if isinstance(record, Record) else parse_record(record)
     game, st = start_state(rec)
-    for i, action in enumerate(rec.actions):
+    kinds = game.actions.kind
+    for i, (action, where) in enumerate(zip(rec.actions, rec.fields)):
         if isinstance(action, dict):
             acts = exchange_actions(game, st, 0, action) if st.phase[0] == EXCHANGING else \
                 "the exchange is not due"
@@ -642,9 +652,10 @@ def replayed(record: dict | Record) -> tuple[Game, State]:
                 raise ValueError(f"record action {i} (exchange {action}): {acts}")
         else:
             a = game.actions.id(action)
+            if a is None or kinds[a] != _FIELD_KIND[where]:
+                raise ValueError(f"record action {i}: {action!r} is not a "
+                                 f"{where.rstrip('s')} action")
             acts = [a]
-            if a is None:
-                raise ValueError(f"record action {i}: {action!r} is not an action")
         for a in acts:
             if not st.legal[0, a]:
                 _, seat, reason = game.explain(st, 0, a)
@@ -700,10 +711,6 @@ def count_worlds(record: dict | Record, seat: int, bids: bool = False) -> int:
 
 def _bench_position(seed: int = 0) -> dict:
     """A standard record stopped at the start of the fourth trick (random legal play)."""
-    from .records import record_from_state
-    from .rules import RulesConfig
-    from .sampling import uniform_legal
-
     game = game_for(RulesConfig.make())
     rng = np.random.default_rng(seed)
     for g in range(1000):
