@@ -99,7 +99,7 @@ def bench_env(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.0
     else:
         from .vector_env import Texas42VectorEnv
 
-        venv = Texas42VectorEnv(batch, ruleset=ruleset, seed=seed)
+        venv = Texas42VectorEnv(batch, ruleset=ruleset, seed=seed)  # copy=True, the default
         state = [venv.reset()[0]]
 
         def run(steps: int) -> tuple[int, int]:

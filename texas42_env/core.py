@@ -405,6 +405,27 @@ class Game:
         hands, cat = self.deal(st.seed, st.game_id[idx], st.hand_no[idx])
         self.set_hands(st, idx, hands, (st.dealer[idx] + 1) % self.n_seats, cat)
 
+    def deal_next(self, st: State, idx, new_game_ids) -> None:
+        """Deal on at tables ``idx`` whose hand is over, in one pass: the next hand of the game,
+        or, where the game is over, hand 0 of a new game (its id from ``new_game_ids``, in
+        table order)."""
+        idx = np.atleast_1d(np.asarray(idx, np.int64))
+        if idx.size == 0:
+            return
+        if (st.phase[idx] < HAND_OVER).any():
+            b = int(idx[st.phase[idx] < HAND_OVER][0])
+            raise ValueError(f"table {b}: deal_next needs its hand over")
+        fresh = st.phase[idx] == GAME_OVER
+        g = idx[fresh]
+        st.game_id[g] = np.asarray(new_game_ids, np.int64)[:g.size]
+        st.hand_no[idx] = np.where(fresh, 0, st.hand_no[idx] + 1)
+        st.score[g] = 0
+        st.winner[g] = -1
+        hands, cat = self.deal(st.seed, st.game_id[idx], st.hand_no[idx])
+        dealer = np.where(fresh, self.first_dealer(st.seed, st.game_id[idx]),
+                          (st.dealer[idx] + 1) % self.n_seats)
+        self.set_hands(st, idx, hands, dealer, cat)
+
     def set_hands(self, st: State, idx, hands, dealer, cat=None) -> None:
         """Begin a hand at tables ``idx`` with the given hands (bitmasks) and dealer."""
         idx = np.atleast_1d(np.asarray(idx, np.int64))

@@ -63,7 +63,8 @@ class ObservationEncoder:
         self._scalar_names = State.GAME_FIELDS + tuple(n for n, _ in State.HAND_FIELDS)
         # relative seats: _rel[seat, x] = (x - seat) % S, x = -1 (index S) stays -1
         self._rel = np.array([[(x - s) % S for x in range(S)] + [-1] for s in range(S)])
-        self._abs = np.array([[(s + r) % S for r in range(S)] for s in range(S)])
+        self._rot = np.array([[(d + i) % S for i in range(S)] for d in range(S)])
+        self._byte_bits = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(np.float32)
         self._void_bits = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.float32)
         bid_names = "pass, 30..41, 1m..10m, plunge, splash" if not game.six else \
             "pass, level 60..88/176/264/352, trump 0s..6s/doubles/follow-me"
@@ -177,7 +178,8 @@ class ObservationEncoder:
         # bids, in bidding order from the first bidder
         nb = st.n_bids[idx]
         F = self.bid_features
-        who = rel_valid(st.first_bidder[idx][:, None] + np.arange(S)[None, :]) % S
+        d = st.first_bidder[idx] - seats
+        who = self._rot[d + S * (d < 0)]  # the relative seat of the i-th bid
         bids = st.bids[idx]
         has = np.arange(S)[None, :] < nb[:, None]
         for k in range(self._bid_cols.shape[1]):
@@ -188,24 +190,31 @@ class ObservationEncoder:
                             ("declarer", st.declarer), ("sits_out", st.sit_out)):
             one_hot(name, rel(field[idx]))
         one_hot("contract", st.contract[idx])
-        # the history of plays
+        # the history of plays, on the plays made only
         P = st.plays.shape[1]
-        j = np.arange(P)[None, :]
-        n_plays = st.n_plays[idx][:, None]
-        valid = j < n_plays
-        tile = st.plays[idx]
-        who = rel_valid(st.play_seats[idx])
-        key = st.play_slots[idx] * T.N_TILES + tile if C == 2 else tile
-        trick = np.where((st.trick_size[idx] == S)[:, None], j // S, j // max(S - 1, 1))
-        b2 = base[:, None]
-        ones.append((b2 + o["played_by"] + key * S + who)[valid])
-        ones.append((b2 + o["played_in"] + key * Tn + trick)[valid])
-        cur = valid & (j >= n_plays - st.n_in_trick[idx][:, None])
-        ones.append((b2 + o["current_trick"] + who * T.N_TILES + tile)[cur])
-        done = np.arange(Tn)[None, :] < st.trick_no[idx][:, None]
-        kk = np.arange(Tn)[None, :] * S
-        ones.append((b2 + o["trick_leaders"] + kk + rel_valid(st.trick_leaders[idx]))[done])
-        ones.append((b2 + o["trick_winners"] + kk + rel_valid(st.trick_winners[idx]))[done])
+        n_plays = st.n_plays[idx]
+        f = np.flatnonzero(np.arange(P)[None, :] < n_plays[:, None])
+        r = f // P
+        j = f - r * P
+        tables_r = r if isinstance(idx, slice) else idx[r]
+        tile = st.plays[tables_r, j]
+        who = st.play_seats[tables_r, j] - seats[r]
+        who += S * (who < 0)
+        key = st.play_slots[tables_r, j] * T.N_TILES + tile if C == 2 else tile
+        trick = np.where(st.trick_size[tables_r] == S, j // S, j // max(S - 1, 1))
+        b = base[r]
+        ones.append(b + (o["played_by"] + key * S + who))
+        ones.append(b + (o["played_in"] + key * Tn + trick))
+        cur = j >= (n_plays - st.n_in_trick[idx])[r]
+        ones.append(b[cur] + (o["current_trick"] + who[cur] * T.N_TILES + tile[cur]))
+        f = np.flatnonzero(np.arange(Tn)[None, :] < st.trick_no[idx][:, None])
+        r = f // Tn
+        k = f - r * Tn
+        tables_r = r if isinstance(idx, slice) else idx[r]
+        for name, field in (("trick_leaders", st.trick_leaders), ("trick_winners", st.trick_winners)):
+            who = field[tables_r, k] - seats[r]
+            who += S * (who < 0)
+            ones.append(base[r] + (o[name] + k * S + who))
         one_hot("led_suit", st.led[idx], (st.n_in_trick[idx] > 0) & (st.phase[idx] == PLAYING)
                 & (st.contract[idx] != SEVENS))  # a sevens lead calls for no suit
         made = st.made[idx]
@@ -224,10 +233,14 @@ class ObservationEncoder:
         out[:, o["tricks"] + 1] = tw[rows, them] / Tn
         out[:, o["score"]] = np.minimum(sc[rows, us] / g.target, 1)
         out[:, o["score"] + 1] = np.minimum(sc[rows, them] / g.target, 1)
-        # voids: by relative seat, the absolute seat (seat + r) % S
-        ab = self._abs[seats]  # [n, S]
-        v = np.take_along_axis(st.voids[idx], ab, axis=1)
-        out[:, o["voids"]:o["voids"] + S * 9] = self._void_bits[v].reshape(n, S * 9)
+        # voids (few): relative seat k of row i is absolute seat (seat + k) % S
+        vr, va = np.nonzero(st.voids[idx])
+        if vr.size:
+            bits = (st.voids[idx][vr, va][:, None] >> np.arange(9)[None, :]) & 1
+            k = va - seats[vr]
+            k += S * (k < 0)
+            cell = base[vr] + o["voids"] + k * 9
+            out.reshape(-1)[(cell[:, None] + np.arange(9)[None, :])[bits == 1]] = 1
         if g.six:
             self._encode_exchange(st, np.arange(st.batch_size)[idx], seats, out, rows)
         self._encode_extra(st, idx, seats, out)
@@ -316,6 +329,12 @@ class ObservationEncoder:
     def _tile_counts(self, masks: np.ndarray) -> np.ndarray:
         """Float32 [n, 28]: how many copies of each tile a bitmask holds / copies."""
         masks = np.asarray(masks, np.uint64)
+        if self.C == 1:  # four byte lookups
+            m = masks.astype(np.int64)
+            out = np.empty((len(m), 32), np.float32)
+            for k in range(4):
+                out[:, 8 * k:8 * k + 8] = self._byte_bits[(m >> (8 * k)) & 255]
+            return out[:, :T.N_TILES]
         lo = masks & _M28
         bits = np.unpackbits(lo.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
                              bitorder="little")[:, :T.N_TILES].astype(np.float32)

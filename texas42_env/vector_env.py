@@ -34,6 +34,9 @@ class Texas42VectorEnv:
       the episode is the whole game; hands end with rewards but without ``terminated``.
     - ``reward``: ``marks``, ``points`` or ``game`` (see ``rewards``); ``reward_layout``:
       ``team`` gives [B, 2] (team 0 = seats 0, 2, ...), ``seat`` gives [B, seats].
+    - ``copy=False`` writes every step's observations into one buffer the env owns (valid
+      until the next step, as with Gymnasium's vector envs): faster when the caller copies
+      them into a rollout buffer anyway.
     - ``info`` also holds, for tables whose hand ended this step, ``hand_over`` (bool [B]),
       ``game_over``, ``made`` (1 made, 0 set, -1 thrown in or not ended), ``hand_marks`` and
       ``points`` (zeros where the hand did not end this step).
@@ -42,7 +45,7 @@ class Texas42VectorEnv:
     def __init__(self, num_envs: int = 64, ruleset: str = "standard",
                  rules: RulesConfig | dict | None = None, reward: str = "marks",
                  reward_layout: str = "team", episode: str = "hand",
-                 observation: str = "imperfect", seed: int = 0):
+                 observation: str = "imperfect", seed: int = 0, copy: bool = True):
         if episode not in ("hand", "game"):
             raise ValueError(f"unknown episode {episode!r}; allowed: hand, game")
         if reward_layout not in ("team", "seat"):
@@ -61,6 +64,8 @@ class Texas42VectorEnv:
         self.single_action_space = spaces.Discrete(A)
         self.state = None
         self._next_game = 0
+        self.copy = copy
+        self._buffer = None if copy else np.zeros((num_envs, n), np.float32)
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[dict, dict]:
@@ -98,14 +103,9 @@ class Texas42VectorEnv:
             info["hand_marks"][ended] = st.hand_marks[ended]
             info["points"][ended] = st.points[ended]
             terminated[ended] = True if self.episode == "hand" else game_over
-            done_games = ended[game_over]
-            more = ended[~game_over]
-            if more.size:
-                game.next_hand(st, more)
-            if done_games.size:
-                ids = np.arange(self._next_game, self._next_game + done_games.size)
-                self._next_game += done_games.size
-                game.new_games(st, done_games, ids)
+            n_new = int(game_over.sum())
+            game.deal_next(st, ended, np.arange(self._next_game, self._next_game + n_new))
+            self._next_game += n_new
         info["to_move"] = st.to_move.copy()
         return self._obs(), rewards, terminated, np.zeros(B, bool), info
 
@@ -114,5 +114,5 @@ class Texas42VectorEnv:
 
     def _obs(self) -> dict:
         st = self.state
-        return {"observation": self.encoder.encode(st, st.to_move),
+        return {"observation": self.encoder.encode(st, st.to_move, out=self._buffer),
                 "action_mask": st.legal.astype(np.int8)}
