@@ -234,13 +234,14 @@ def _write_csv(path: Path, ratings: dict, skill: dict) -> None:
             w.writerow([name, f"{r:.1f}", f"{lo:.1f}", f"{hi:.1f}", mu, sigma])
 
 
-def _fmt(ci) -> str:
+def _fmt(ci, signed: bool = True) -> str:
     if len(ci) == 1:
         return f"{ci[0]:.3f}"
     est, lo, hi = ci
     if not np.isfinite(est):
         return "n/a"
-    return f"{est:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    f = "+.3f" if signed else ".3f"
+    return f"{est:{f}} [{lo:{f}}, {hi:{f}}]"
 
 
 def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
@@ -281,10 +282,10 @@ def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
               "|---|---|---|---|---|---|---|---|---|" + ("---|" if cfg.mode == "games" else "")]
     for (a, b), s in summaries.items():
         row = (f"| {a} | {b} | {s['pairs']} | {s['hands']} | {_fmt(s['marks_per_hand'])} | "
-               f"{_fmt(s['a_made_rate'])} | {_fmt(s['b_made_rate'])} | "
+               f"{_fmt(s['a_made_rate'], False)} | {_fmt(s['b_made_rate'], False)} | "
                f"{s['a_bid_rate'][0]:.2f} | {s['b_bid_rate'][0]:.2f} |")
         if cfg.mode == "games":
-            row += f" {_fmt(s['a_win_rate'])} |"
+            row += f" {_fmt(s['a_win_rate'], False)} |"
         lines.append(row)
     lines += ["", "Made rates are makes per hand the side won the bid; bids are the share of "
               "hands it won the bid.", ""]
