@@ -25,7 +25,7 @@ from texas42_env.observation import make_encoder
 from texas42_env.records import record_from_state
 from texas42_env.rules import RulesConfig
 
-from .base import Agent, make_agent
+from .base import Agent, Context, make_agent
 
 MODES = ("hands", "games")
 
@@ -135,7 +135,8 @@ def _play_chunk(game, encoder, sides, first, n, mode, seed, on_records) -> PairS
                 continue
             obs = encoder.encode(st, seats[tables], idx=tables) if agent.needs_observation \
                 else None
-            actions[tables] = agent.act(obs, st.legal[tables])
+            context = Context(game, st, tables, seats[tables]) if agent.needs_state else None
+            actions[tables] = agent.act(obs, st.legal[tables], context)
         try:
             game.step(st, actions)
         except IllegalActionError as e:

@@ -12,16 +12,33 @@ from typing import Any, Callable
 
 import numpy as np
 
-from texas42_env.core import Game
+from dataclasses import dataclass
+
+from texas42_env.core import Game, State
 from texas42_env.sampling import uniform_legal
+
+
+@dataclass
+class Context:
+    """Where the rows of an ``act`` call come from, for agents that search
+    (``needs_state = True``): row i is table ``tables[i]`` of ``state``, seat ``seats[i]``.
+    Such an agent may use only what that seat may know: its hand and the public history, or
+    ``texas42_env.worlds`` samples drawn for that seat."""
+
+    game: Game
+    state: State
+    tables: np.ndarray
+    seats: np.ndarray
 
 
 class Agent:
     """Base class: override ``act``. ``needs_observation = False`` tells callers they may
-    pass ``None`` for the observations (the agent looks only at the masks)."""
+    pass ``None`` for the observations (the agent looks only at the masks);
+    ``needs_state = True`` asks for a ``Context`` (search agents)."""
 
     name = "agent"
     needs_observation = True
+    needs_state = False
     rulesets: tuple[str, ...] = ("standard", "six-player")
 
     def setup(self, game: Game) -> "Agent":
@@ -31,7 +48,8 @@ class Agent:
         self.game = game
         return self
 
-    def act(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+    def act(self, observations: np.ndarray | None, masks: np.ndarray,
+            context: Context | None = None) -> np.ndarray:
         """One legal action per row of ``masks`` (bool [n, n_actions])."""
         raise NotImplementedError
 
@@ -82,7 +100,7 @@ class RandomAgent(Agent):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observations, masks):
+    def act(self, observations, masks, context=None):
         return uniform_legal(masks, self.rng)
 
 
@@ -97,7 +115,7 @@ class PassiveAgent(Agent):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observations, masks):
+    def act(self, observations, masks, context=None):
         actions = uniform_legal(masks, self.rng)
         bids = self.game.actions.contract0 if hasattr(self, "game") else 25
         bidding = masks[:, :bids].any(axis=1)

@@ -59,7 +59,7 @@ def test_games_mode_counts_game_wins():
 
 def test_an_illegal_action_names_the_agent():
     class Bad(type(make_agent("random"))):
-        def act(self, obs, masks):
+        def act(self, obs, masks, context=None):
             return np.argmin(masks, axis=1)  # an illegal action where one exists
 
     bad = Bad()
