@@ -2,5 +2,6 @@
 learned), the duplicate arena and ratings."""
 
 from .base import REGISTRY, Agent, RandomAgent, make_agent, register
+from .heuristic import HeuristicAgent  # registers "heuristic"
 
-__all__ = ["Agent", "RandomAgent", "REGISTRY", "make_agent", "register"]
+__all__ = ["Agent", "HeuristicAgent", "RandomAgent", "REGISTRY", "make_agent", "register"]
