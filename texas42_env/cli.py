@@ -98,6 +98,27 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_solve(args: argparse.Namespace) -> int:
+    try:
+        from agents.solver import solve_records
+    except ImportError as e:
+        print(f"texas42 solve: the solver is not installed ({e})", file=sys.stderr)
+        return 2
+    try:
+        stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8",
+                                                         errors="replace")
+    except OSError as e:
+        print(f"texas42 solve: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 2
+    try:
+        with stream:
+            for result in solve_records(stream):
+                print(json.dumps(result), flush=True)
+    except BrokenPipeError:
+        sys.stderr.close()
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import demo
 
@@ -123,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("solve", help="exact values of every move of records stopped in play")
+    p.add_argument("file", help="a file of records, or - for standard input")
+    p.set_defaults(func=_cmd_solve)
 
     p = sub.add_parser("demo", help="play a few random hands and show them")
     p.add_argument("--hands", type=int, default=3)
