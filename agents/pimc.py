@@ -8,6 +8,10 @@ the hand is solved from the opening lead under each candidate contract with this
 declarer; the agent declares the contract with the best average and bids the highest level it
 makes in at least ``make_prob`` of the worlds. Nello and sevens are left to the fallback agent
 (the solver does not cover them).
+
+Status (issue 6, open): PIMC card play beats the heuristic's, but the simulation bidder
+overbids (it values a hand as if it led with every hand visible and ignores the partner), so
+``bidding="heuristic"`` is the stronger agent today; see experiments/baselines/report.md.
 """
 
 from __future__ import annotations
