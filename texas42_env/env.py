@@ -16,7 +16,7 @@ from gymnasium import spaces
 from .core import GAME_OVER, HAND_OVER, Game
 from .demo import describe_hand
 from .observation import make_encoder
-from .records import RecordError, parse_record, replay, start_state, step_record_actions
+from .records import position_from_record
 from .rewards import check_reward, seat_rewards, team_rewards
 from .rules import RulesConfig
 from .vector_env import make_rules
@@ -89,21 +89,7 @@ class Texas42Env(gym.Env):
         return self._observe()
 
     def _from_record(self, record: dict):
-        parsed = parse_record(record)
-        if parsed.rules != self.game.rules:
-            raise RecordError("options", f"the record's rules ({parsed.rules.ruleset}, "
-                              f"{parsed.rules.options()}) are not this env's "
-                              f"({self.game.rules.ruleset}, {self.game.rules.options()})")
-        result = replay(parsed)
-        if not result["ok"]:
-            e = result["error"]
-            raise RecordError("record", f"action {e['index']} ({e['action']!r}) is illegal: "
-                                        f"{e['reason']}")
-        if result["complete"]:
-            raise RecordError("record", "the hand is over: there is nothing left to play")
-        game, st = start_state(parsed)
-        step_record_actions(game, st, parsed.actions)
-        return st
+        return position_from_record(record, self.game.rules)
 
     def step(self, action):
         if self.state is None or self._done:

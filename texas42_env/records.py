@@ -181,6 +181,27 @@ def step_record_actions(game: Game, st: State, actions: list) -> None:
         game.step(st, np.array([a]))
 
 
+def position_from_record(record: dict | Record, rules: RulesConfig) -> State:
+    """A one-table state at the position a (partial) record reaches, for an environment
+    playing ``rules``; ``RecordError`` if the rules differ, an action is illegal or the hand
+    is already over."""
+    parsed = record if isinstance(record, Record) else parse_record(record)
+    if parsed.rules != rules:
+        raise RecordError("options", f"the record's rules ({parsed.rules.ruleset}, "
+                          f"{parsed.rules.options()}) are not this env's "
+                          f"({rules.ruleset}, {rules.options()})")
+    result = replay(parsed)
+    if not result["ok"]:
+        e = result["error"]
+        raise RecordError("record", f"action {e['index']} ({e['action']!r}) is illegal: "
+                                    f"{e['reason']}")
+    if result["complete"]:
+        raise RecordError("record", "the hand is over: there is nothing left to play")
+    game, st = start_state(parsed)
+    step_record_actions(game, st, parsed.actions)
+    return st
+
+
 def replay(record: Record) -> dict:
     """What ``texas42 replay`` prints for a parsed record (as a dict)."""
     game, st = start_state(record)
