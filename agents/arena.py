@@ -14,7 +14,7 @@ summary gives the mean marks-per-hand difference, win rate and made rates with b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np

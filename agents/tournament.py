@@ -13,6 +13,7 @@ import json
 import multiprocessing as mp
 import os
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -134,19 +135,15 @@ def _play(job: tuple) -> dict:
     rules = RulesConfig.from_options("standard", cfg.rules)
     records_path = Path(run_dir) / "records" / f"{a}__vs__{b}.jsonl"
     tmp = records_path.with_suffix(".jsonl.tmp")
-    sink = None
     if cfg.records:
         records_path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(tmp, "w", encoding="utf-8")
-
+    with open(tmp, "w", encoding="utf-8") if cfg.records else nullcontext() as fh:
         def sink(recs):
             fh.writelines(json.dumps({**r, "match": f"{a} vs {b}"}) + "\n" for r in recs)
-    try:
+
         stats = play_duplicate(rules, _side(cfg, a), _side(cfg, b), cfg.deals,
-                               mode=cfg.mode, seed=cfg.seed, chunk=cfg.chunk, on_records=sink)
-    finally:
-        if cfg.records:
-            fh.close()
+                               mode=cfg.mode, seed=cfg.seed, chunk=cfg.chunk,
+                               on_records=sink if cfg.records else None)
     if cfg.records:
         os.replace(tmp, records_path)
     return {"key": match_key(cfg, a, b), "stats": stats.to_dict(),
@@ -246,7 +243,7 @@ def _fmt(ci, signed: bool = True) -> str:
 
 def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
     names = sorted(ratings, key=lambda n: -ratings[n][0])
-    lines = [f"# Tournament report", "",
+    lines = ["# Tournament report", "",
              f"{cfg.format.replace('_', ' ')}, mode `{cfg.mode}`, {cfg.deals} deal pairs a match "
              f"(every deal played twice, seats swapped), seed {cfg.seed}, rules "
              f"{cfg.rules or 'standard defaults'}.", "",

@@ -15,7 +15,6 @@ three sixes out (6-3, 6-1, 6-0), 4-4 walks, 3-1 and 2-0 are offs: 42 - 2 x 3.6 -
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -135,20 +134,23 @@ def test_a_batch_of_one_and_a_batch_of_many_agree():
     assert batch.tolist() == one
 
 
-def test_decides_thousands_of_positions_a_second():
+def test_decides_a_large_mixed_batch_legally():
+    """A big batch of bidding, declaring and play rows at once (speed is measured by
+    benchmarks, not here)."""
     game = Game(RulesConfig.make())
     enc = make_encoder(game)
     st = game.reset(2048, seed=6)
     driver = RandomAgent(seed=2).setup(game)
     for _ in range(12):  # a mix of bidding, declaring and play
         game.step(st, np.where(st.phase < HAND_OVER, driver.act(None, st.legal), -1))
+    fresh = np.arange(0, 2048, 3)  # new deals there: bidding rows beside the play rows
+    game.new_games(st, fresh, fresh + 10_000)
     idx = np.flatnonzero(st.phase < HAND_OVER)
     obs, masks = enc.encode(st, st.to_move[idx], idx=idx), st.legal[idx]
     agent = HeuristicAgent().setup(game)
-    start = time.perf_counter()
-    agent.act(obs, masks)
-    rate = len(idx) / (time.perf_counter() - start)
-    assert rate > 2000, f"{rate:.0f} decisions/s"  # about 50,000 on a laptop core
+    actions = agent.act(obs, masks)
+    assert masks[np.arange(len(idx)), actions].all()
+    assert len(set(st.phase[idx].tolist())) > 1  # really a mix of phases
 
 
 # ------------------------------------------------------------------ strength

@@ -33,7 +33,7 @@ from texas42_env.core import (BIDDING, EXCHANGING, GAME_OVER, HAND_OVER, PLAYING
                               Game)
 from texas42_env.observation import (ObservationEncoder, PerfectInformationEncoder,  # noqa: E402
                                      make_encoder)
-from texas42_env.rules import CONTRACT_NAMES, SEVENS, RulesConfig  # noqa: E402
+from texas42_env.rules import CONTRACT_NAMES, RulesConfig  # noqa: E402
 from texas42_env.sampling import uniform_legal  # noqa: E402
 
 # rule configurations the random positions are drawn under

@@ -621,7 +621,6 @@ class Game:
 
     def _play(self, st: State, idx: np.ndarray, a: np.ndarray) -> None:
         """Play tiles; the trick's best tile so far and its points are kept as it goes."""
-        S = self.n_seats
         tile = a - self.actions.play0
         seat = st.to_move[idx]
         bit = _U1 << tile.astype(np.uint64)

@@ -11,7 +11,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from .core import GAME_OVER, HAND_OVER, Game
 from .demo import describe_hand
@@ -19,9 +18,26 @@ from .observation import make_encoder
 from .records import position_from_record
 from .rewards import check_reward, seat_rewards, team_rewards
 from .rules import RulesConfig
-from .vector_env import make_rules
+from .vector_env import check_choice, make_rules, table_spaces
 
 ILLEGAL = ("lose", "raise")
+
+
+def configure_table(env, ruleset, rules, reward, episode, illegal_action, illegal_reward,
+                    observation, render_mode) -> None:
+    """Check and set the options the single-table environments share (this one and the
+    PettingZoo one)."""
+    check_choice("episode", episode, ("hand", "game"))
+    check_choice("illegal_action", illegal_action, ILLEGAL)
+    if render_mode is not None:
+        check_choice("render_mode", render_mode, env.metadata["render_modes"])
+    env.game = Game(make_rules(ruleset, rules))
+    env.reward = check_reward(reward)
+    env.episode = episode
+    env.illegal_action = illegal_action
+    env.illegal_reward = float(illegal_reward)
+    env.encoder = make_encoder(env.game, observation)
+    env.render_mode = render_mode
 
 
 class Texas42Env(gym.Env):
@@ -47,24 +63,9 @@ class Texas42Env(gym.Env):
                  reward: str = "marks", episode: str = "hand", illegal_action: str = "lose",
                  illegal_reward: float = -1.0, observation: str = "imperfect",
                  render_mode: str | None = None):
-        if episode not in ("hand", "game"):
-            raise ValueError(f"unknown episode {episode!r}; allowed: hand, game")
-        if illegal_action not in ILLEGAL:
-            raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: lose, raise")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human")
-        self.game = Game(make_rules(ruleset, rules))
-        self.reward = check_reward(reward)
-        self.episode = episode
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.encoder = make_encoder(self.game, observation)
-        self.render_mode = render_mode
-        n, A = self.encoder.size, self.game.n_actions
-        self.observation_space = spaces.Dict({
-            "observation": spaces.Box(0, 1, (n,), np.float32),
-            "action_mask": spaces.Box(0, 1, (A,), np.int8)})
-        self.action_space = spaces.Discrete(A)
+        configure_table(self, ruleset, rules, reward, episode, illegal_action, illegal_reward,
+                        observation, render_mode)
+        self.observation_space, self.action_space = table_spaces(self.game, self.encoder)
         self.state = None
         self._done = True
         self._viewer = 0

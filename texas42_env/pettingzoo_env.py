@@ -25,15 +25,14 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .core import GAME_OVER, HAND_OVER, PHASE_NAMES, Game, State
+from .core import GAME_OVER, HAND_OVER, PHASE_NAMES, State
 from .demo import describe_hand
-from .observation import make_encoder
 from .records import position_from_record
-from .rewards import check_reward, seat_rewards, team_rewards
+from .rewards import seat_rewards, team_rewards
 from .rules import RulesConfig
-from .vector_env import make_rules
+from .env import configure_table
+from .vector_env import table_spaces
 
-ILLEGAL = ("lose", "raise")
 
 
 def env(**kwargs) -> AECEnv:
@@ -71,27 +70,14 @@ class raw_env(AECEnv, EzPickle):
                           illegal_action=illegal_action, illegal_reward=illegal_reward,
                           observation=observation, render_mode=render_mode)
         super().__init__()
-        if episode not in ("hand", "game"):
-            raise ValueError(f"unknown episode {episode!r}; allowed: hand, game")
-        if illegal_action not in ILLEGAL:
-            raise ValueError(f"unknown illegal_action {illegal_action!r}; allowed: lose, raise")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; allowed: ansi, human")
-        self.game = Game(make_rules(ruleset, rules))
-        self.reward = check_reward(reward)
-        self.episode = episode
-        self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
-        self.encoder = make_encoder(self.game, observation)
-        self.render_mode = render_mode
-        S, n, A = self.game.n_seats, self.encoder.size, self.game.n_actions
-        self.possible_agents = [f"seat_{s}" for s in range(S)]
+        configure_table(self, ruleset, rules, reward, episode, illegal_action, illegal_reward,
+                        observation, render_mode)
+        self.possible_agents = [f"seat_{s}" for s in range(self.game.n_seats)]
         self.agents = []
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
-        self.observation_spaces = {a: spaces.Dict({
-            "observation": spaces.Box(0, 1, (n,), np.float32),
-            "action_mask": spaces.Box(0, 1, (A,), np.int8)}) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
+        per_agent = {a: table_spaces(self.game, self.encoder) for a in self.possible_agents}
+        self.observation_spaces = {a: obs for a, (obs, _) in per_agent.items()}
+        self.action_spaces = {a: act for a, (_, act) in per_agent.items()}
         self.np_random = None
         self.table: State | None = None  # the core state of the one table
         self._done = True

@@ -261,8 +261,7 @@ def _apply_exchange(game: Game, st: State, exchange: dict):
     if phase != EXCHANGING:
         if phase >= HAND_OVER:
             return "over", None, "hand is over"
-        due = ("a bid", "a contract", "the exchange", "a play")[phase]
-        return PHASE_NAMES[phase], int(st.to_move[0]), f"{due} is due, not an exchange"
+        return game.explain(st, 0, game.actions.keep)  # "... is due, not an exchange"
     seat = int(st.to_move[0])
     actions = exchange_actions(game, st, 0, exchange)
     if isinstance(actions, str):

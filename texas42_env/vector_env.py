@@ -13,6 +13,20 @@ from .rewards import check_reward, seat_rewards, team_rewards
 from .rules import RulesConfig
 
 
+def check_choice(what: str, value, allowed) -> None:
+    """``ValueError`` naming ``what`` and the allowed values unless ``value`` is one."""
+    if value not in allowed:
+        raise ValueError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
+
+
+def table_spaces(game: Game, encoder) -> tuple[spaces.Dict, spaces.Discrete]:
+    """The observation space (observation vector and int8 action mask) and action space of
+    one seat at one table."""
+    obs = spaces.Dict({"observation": spaces.Box(0, 1, (encoder.size,), np.float32),
+                       "action_mask": spaces.Box(0, 1, (game.n_actions,), np.int8)})
+    return obs, spaces.Discrete(game.n_actions)
+
+
 def make_rules(ruleset: str = "standard", rules: RulesConfig | dict | None = None) -> RulesConfig:
     """A rules configuration from a ruleset name and options (or a ready ``RulesConfig``)."""
     if isinstance(rules, RulesConfig):
@@ -46,10 +60,8 @@ class Texas42VectorEnv:
                  rules: RulesConfig | dict | None = None, reward: str = "marks",
                  reward_layout: str = "team", episode: str = "hand",
                  observation: str = "imperfect", seed: int = 0, copy: bool = True):
-        if episode not in ("hand", "game"):
-            raise ValueError(f"unknown episode {episode!r}; allowed: hand, game")
-        if reward_layout not in ("team", "seat"):
-            raise ValueError(f"unknown reward_layout {reward_layout!r}; allowed: team, seat")
+        check_choice("episode", episode, ("hand", "game"))
+        check_choice("reward_layout", reward_layout, ("team", "seat"))
         self.reward = check_reward(reward)
         self.reward_layout = reward_layout
         self.episode = episode
@@ -57,15 +69,12 @@ class Texas42VectorEnv:
         self.encoder = make_encoder(self.game, observation)
         self.num_envs = num_envs
         self.seed = seed
-        n, A = self.encoder.size, self.game.n_actions
-        self.single_observation_space = spaces.Dict({
-            "observation": spaces.Box(0, 1, (n,), np.float32),
-            "action_mask": spaces.Box(0, 1, (A,), np.int8)})
-        self.single_action_space = spaces.Discrete(A)
+        self.single_observation_space, self.single_action_space = table_spaces(self.game,
+                                                                               self.encoder)
         self.state = None
         self._next_game = 0
         self.copy = copy
-        self._buffer = None if copy else np.zeros((num_envs, n), np.float32)
+        self._buffer = None if copy else np.zeros((num_envs, self.encoder.size), np.float32)
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[dict, dict]:
