@@ -3,5 +3,16 @@ learned), the duplicate arena and ratings."""
 
 from .base import REGISTRY, Agent, RandomAgent, make_agent, register
 from .heuristic import HeuristicAgent  # registers "heuristic"
+from .pimc import PimcAgent  # registers "pimc" (numba is imported when it first searches)
 
-__all__ = ["Agent", "HeuristicAgent", "RandomAgent", "REGISTRY", "make_agent", "register"]
+
+def _neural(**kwargs):
+    """``make_agent("neural", path=CHECKPOINT_OR_RUN)``: torch is imported only when used."""
+    from .neural import NeuralAgent
+
+    return NeuralAgent(**kwargs)
+
+
+REGISTRY["neural"] = _neural
+
+__all__ = ["Agent", "HeuristicAgent", "PimcAgent", "RandomAgent", "REGISTRY", "make_agent", "register"]

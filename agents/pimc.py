@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from texas42_env import tiles as T
-from texas42_env.actions import MARKS0, PASS, POINTS0
+from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, PLAYING, State
 from texas42_env.rules import CONTRACT_NAMES, DOUBLES, FOLLOW_ME, NELLO, SEVENS
 from texas42_env.worlds import worlds_from_state
@@ -33,12 +33,15 @@ class PimcAgent(Agent):
     needs_observation = True  # for the fallback agent
     rulesets = ("standard",)
 
-    def __init__(self, n_worlds: int = 16, bid_worlds: int = 8, make_prob: float = 0.6,
-                 contracts: int = 3, bidding: str = "simulate", seed: int = 0):
+    def __init__(self, n_worlds: int = 16, bid_worlds: int = 16, make_prob: float = 0.7,
+                 marks_prob: float = 0.8, margin: int = 4, contracts: int = 3,
+                 bidding: str = "simulate", seed: int = 0):
         if bidding not in ("simulate", "heuristic"):
             raise ValueError(f"bidding: {bidding!r}; allowed: simulate, heuristic")
         self.n_worlds, self.bid_worlds = n_worlds, bid_worlds
-        self.make_prob, self.n_contracts = make_prob, contracts
+        self.make_prob, self.marks_prob, self.n_contracts = make_prob, marks_prob, contracts
+        self.margin = margin
+        self._cache: dict[tuple, dict[int, np.ndarray]] = {}
         self.bidding = bidding
         self.seed = seed
         self.rng = np.random.default_rng(seed)
@@ -63,9 +66,9 @@ class PimcAgent(Agent):
             if phase == PLAYING and int(context.state.contract[t]) not in (NELLO, SEVENS):
                 out[i] = self._play(context, int(t), int(s), masks[i])
             elif phase == BIDDING and self.bidding == "simulate":
-                out[i] = self._bid(context, int(t), int(s), masks[i])
+                out[i] = self._bid(context, int(t), int(s), masks[i], int(out[i]))
             elif phase == DECLARING and self.bidding == "simulate":
-                out[i] = self._declare(context, int(t), int(s), masks[i])
+                out[i] = self._declare(context, int(t), int(s), masks[i], int(out[i]))
         return out
 
     # ------------------------------------------------------------------ play
@@ -83,20 +86,27 @@ class PimcAgent(Agent):
         return p0 + int(legal[np.argmax(scores)])
 
     # ------------------------------------------------------------------ bidding
-    def _contract_values(self, ctx, t, s) -> dict[int, np.ndarray]:
-        """Points this seat's team takes with perfect play in each sampled world, per
-        candidate contract, declaring and leading itself."""
+    def _hand_values(self, ctx, t, s) -> dict[int, np.ndarray]:
+        """Points this seat's team takes with perfect play in each of ``bid_worlds`` sampled
+        worlds, per candidate contract (the longest suits, doubles, follow-me), this seat
+        declaring and leading. Bidding history does not enter the worlds, so the figures are
+        kept for the hand (bidding and declaring reuse them)."""
         game, st = ctx.game, ctx.state
-        worlds = worlds_from_state(game, st, t, s, self.bid_worlds, self.rng)
         hand = int(st.hands[t, s])
+        key = (hand, s, int(st.dealer[t]), int(st.high_action[t]) in (PLUNGE, SPLASH))
+        if key in self._cache:
+            return self._cache[key]
+        worlds = worlds_from_state(game, st, t, s, self.bid_worlds, self.rng)
         counts = [bin(hand & T.mask_of(T.suit_tiles(c))).count("1") for c in range(7)]
         suits = sorted(range(7), key=lambda c: -counts[c])[:self.n_contracts]
-        candidates = suits + [DOUBLES, FOLLOW_ME]
         values = {}
-        for c in candidates:
+        for c in suits + [DOUBLES, FOLLOW_ME]:
             base = worlds.states(game)
             values[c] = np.array([self._solve_opening(game, base, k, s, c)
                                   for k in range(self.bid_worlds)])
+        if len(self._cache) >= 1024:
+            self._cache.clear()
+        self._cache[key] = values
         return values
 
     def _solve_opening(self, game, st: State, k: int, seat: int, contract: int) -> int:
@@ -112,27 +122,113 @@ class PimcAgent(Agent):
 
         return solve_value(game, one, 0)
 
-    def _bid(self, ctx, t, s, mask) -> int:
-        values = self._contract_values(ctx, t, s)
-        self._planned = max(values, key=lambda c: values[c].mean())
-        best = values[self._planned]
-        legal = np.flatnonzero(mask[:POINTS0 + 12 + 10])  # pass, points and mark bids
-        choice = PASS if mask[PASS] else int(legal[0])
-        for a in legal:
-            if a == PASS:
-                continue
-            need = 42 if a >= MARKS0 else 29 + a
-            if (best >= need).mean() >= self.make_prob:
-                choice = int(a)  # the highest level made often enough
-        return choice
+    @staticmethod
+    def make_probability(values: dict[int, np.ndarray], need: int) -> tuple[float, int]:
+        """The best chance, over the candidate contracts, of taking ``need`` points, and the
+        contract that gives it (ties to the higher average)."""
+        c = max(values, key=lambda c: ((values[c] >= need).mean(), values[c].mean()))
+        return float((values[c] >= need).mean()), c
 
-    def _declare(self, ctx, t, s, mask) -> int:
-        values = self._contract_values(ctx, t, s)
+    def _bid(self, ctx, t, s, mask, fallback: int) -> int:
+        if fallback in (PLUNGE, SPLASH):
+            return fallback  # the heuristic's special bids (six doubles)
+        values = self._hand_values(ctx, t, s)
+        p30, _ = self.make_probability(values, 30 + self.margin)
+        if fallback >= MARKS0 and p30 < 0.5:
+            return fallback  # a mark bid for nello: no trump contract is worth a bid
+        forced = not mask[PASS]
+        partner_high = int(ctx.state.high_bidder[t]) == (s + 2) % 4
+        p42, _ = self.make_probability(values, 42)
+        marks = [a for a in range(MARKS0, PLUNGE) if mask[a]]
+        if marks and p42 >= self.marks_prob:
+            # all seven tricks nearly sure: the most marks the ladder allows (2m to open)
+            # when it is surer still, else the least mark bid
+            return max(marks) if p42 >= 0.9 else min(marks)
+        points = [a for a in range(POINTS0, MARKS0) if mask[a]]
+        if points and not partner_high:
+            least = points[0]
+            if self.make_probability(values, 29 + least + self.margin)[0] >= self.make_prob:
+                return least  # the least bid that takes the auction; more only preempts
+        if forced:
+            return points[0] if points else int(np.flatnonzero(mask)[0])
+        return PASS
+
+    def _declare(self, ctx, t, s, mask, fallback: int) -> int:
+        st = ctx.state
         c0 = ctx.game.actions.contract0
-        legal = [c for c in values if mask[c0 + c]]
+        bid = int(st.high_action[t])
+        if fallback - c0 in (NELLO, SEVENS) or bid in (PLUNGE, SPLASH):
+            return fallback  # nello or sevens hands, and after the partner's plunge/splash
+        values = self._hand_values(ctx, t, s)
+        need = 42 if bid >= MARKS0 else 29 + bid
+        legal = {c: v for c, v in values.items() if mask[c0 + c]}
         if not legal:
-            return int(np.flatnonzero(mask)[0])
-        return c0 + max(legal, key=lambda c: values[c].mean())
+            return fallback
+        return c0 + self.make_probability(legal, need)[1]
 
 
-__all__ = ["PimcAgent", "CONTRACT_NAMES"]
+def pimc_positions(n: int, seed: int = 0):
+    """``n`` play-phase positions of the standard game for timing: the heuristic bids and
+    declares, then random plays carry table i on to a number of plays drawn from 0..24
+    (suit, doubles and follow-me contracts only). Each is a one-table state."""
+    from texas42_env.core import NO_ACTION, Game
+    from texas42_env.observation import make_encoder
+    from texas42_env.sampling import uniform_legal
+
+    from .heuristic import HeuristicAgent
+
+    game = Game()
+    enc = make_encoder(game)
+    heur = HeuristicAgent().setup(game)
+    rng = np.random.default_rng(seed)
+    out = []
+    game_id = 0
+    while len(out) < n:
+        st = game.reset(64, seed=seed, game_ids=np.arange(game_id, game_id + 64))
+        game_id += 64
+        while True:  # bidding and declaring by the heuristic
+            todo = np.flatnonzero((st.phase == BIDDING) | (st.phase == DECLARING))
+            if todo.size == 0:
+                break
+            a = np.full(64, NO_ACTION, np.int64)
+            a[todo] = heur.act(enc.encode(st, st.to_move[todo], idx=todo), st.legal[todo])
+            game.step(st, a)
+        stop = rng.integers(0, 25, size=64)
+        for k in range(25):
+            ok = (st.phase == PLAYING) & (stop == k) & ~np.isin(st.contract, (NELLO, SEVENS))
+            out += [(st.take([b]), 0) for b in np.flatnonzero(ok)]
+            go = st.phase == PLAYING
+            if not go.any():
+                break
+            game.step(st, np.where(go, uniform_legal(st.legal, rng), NO_ACTION))
+    order = rng.permutation(len(out))[:n]
+    return game, [out[i] for i in order]
+
+
+def bench_pimc(n: int = 32, n_worlds: int = 16, seed: int = 0) -> dict:
+    """Milliseconds per PIMC play decision (``n_worlds`` worlds sampled and solved) over
+    ``n`` positions of ``pimc_positions``, after a warm-up decision."""
+    import time
+
+    from agents.base import Context
+
+    game, positions = pimc_positions(n + 1, seed)
+    from .solver import solve_position
+
+    agent = PimcAgent(n_worlds=n_worlds, seed=seed).setup(game)
+    agent._solve = solve_position
+    ms = []
+    for k, (st, b) in enumerate(positions):
+        ctx = Context(game, st, np.array([b]), np.array([int(st.to_move[b])]))
+        t0 = time.perf_counter()
+        agent._play(ctx, b, int(st.to_move[b]), st.legal[b])
+        if k:  # the first decision compiles
+            ms.append((time.perf_counter() - t0) * 1e3)
+    a = np.array(ms)
+    return {"kind": "pimc", "n": n, "worlds": n_worlds, "seed": seed,
+            "median_ms": float(np.median(a)), "p90_ms": float(np.percentile(a, 90)),
+            "p99_ms": float(np.percentile(a, 99)), "max_ms": float(a.max()),
+            "mean_ms": float(a.mean())}
+
+
+__all__ = ["PimcAgent", "bench_pimc", "pimc_positions"]

@@ -1,4 +1,4 @@
-"""The ``texas42`` command: ``replay``, ``bench`` and ``demo``."""
+"""The ``texas42`` command: ``replay``, ``bench``, ``solve``, ``match`` and ``demo``."""
 
 from __future__ import annotations
 
@@ -58,14 +58,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
     kinds = args.kinds.split(",")
-    unknown = set(kinds) - {"core", "env", "worlds"}
+    unknown = set(kinds) - set(BENCH_KINDS)
     if unknown:
-        print(f"texas42 bench: unknown kinds {sorted(unknown)}; allowed: core, env, worlds",
-              file=sys.stderr)
+        print(f"texas42 bench: unknown kinds {sorted(unknown)}; allowed: "
+              f"{', '.join(BENCH_KINDS)}", file=sys.stderr)
         return 2
     plan = []
     for kind in kinds:
-        if kind == "worlds":
+        if kind in ("worlds", "solver", "pimc", "train"):
             plan.append((kind, None))
             continue
         default = bench.BATCHES if kind == "core" else bench.ENV_BATCHES
@@ -73,14 +73,22 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         plan += [(kind, b) for b in batches]
     rows = []
     if not args.json:
-        print(f"texas42 bench: ruleset {args.ruleset}, random legal play of whole hands with "
-              f"bidding, one process, {bench.cores()} cores on this machine")
-        print(f"{'kind':>6} {'batch':>7} {'decisions/s':>14} {'hands/s':>12}")
+        print(f"texas42 bench: ruleset {args.ruleset}, one process, {bench.cores()} cores on "
+              f"this machine")
+        if {"core", "env"} & set(kinds):
+            print("random legal play of whole hands with bidding:")
+            print(f"{'kind':>6} {'batch':>7} {'decisions/s':>14} {'hands/s':>12}")
     for kind, b in plan:
         if kind == "worlds":
             from .worlds import bench_worlds
 
             row = bench_worlds(seconds=args.seconds)
+        elif kind in ("solver", "pimc", "train"):
+            row = _bench_agents(kind, args)
+            rows.append(row)
+            if not args.json:
+                print(_agent_row(row), flush=True)
+            continue
         elif kind == "core":
             row = bench.bench_core(args.ruleset, b, seconds=args.seconds, seed=args.seed)
         else:
@@ -96,6 +104,37 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows))
     return 0
+
+
+BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train")
+
+
+def _bench_agents(kind: str, args: argparse.Namespace) -> dict:
+    """The agents' benchmarks: the exact solver, PIMC decisions, PPO training throughput."""
+    if kind == "solver":
+        from agents.solver import bench_solver
+
+        return bench_solver(args.solver_n, seed=args.seed)
+    if kind == "pimc":
+        from agents.pimc import bench_pimc
+
+        return bench_pimc(args.pimc_n, seed=args.seed)
+    from agents.ppo import bench_train
+
+    return bench_train(seed=args.seed)
+
+
+def _agent_row(row: dict) -> str:
+    if row["kind"] == "solver":
+        return (f"solver: solve_position from the opening lead, {row['n']} deals: median "
+                f"{row['median_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms (value alone: median "
+                f"{row['value_median_ms']:.1f} ms)")
+    if row["kind"] == "pimc":
+        return (f"  pimc: play decision, {row['worlds']} worlds, {row['n']} positions: median "
+                f"{row['median_ms']:.1f} ms, mean {row['mean_ms']:.1f} ms, p90 "
+                f"{row['p90_ms']:.1f} ms, max {row['max_ms']:.1f} ms")
+    return (f" train: PPO rollout + learning, {row['tables']} hands an update: "
+            f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch threads)")
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -119,6 +158,65 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_agent_spec(text: str) -> str | dict:
+    """An agent spec from the command line: ``NAME`` or ``NAME:KEY=VALUE,...`` (values read
+    as JSON where they parse, else as strings), e.g. ``neural:path=runs/train/X``."""
+    name, _, rest = text.partition(":")
+    if not rest:
+        return name
+    spec: dict = {"name": name}
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"agent {text!r}: expected NAME:KEY=VALUE,..., got {item!r}")
+        try:
+            spec[key] = json.loads(value)
+        except ValueError:
+            spec[key] = value
+    return spec
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    from agents import make_agent
+    from agents.arena import play_duplicate, summarize
+    from agents.checkpoint import CheckpointError
+    from tqdm import tqdm
+
+    from .records import write_records
+    from .rules import ConfigError, RulesConfig
+
+    try:
+        rules = RulesConfig.from_options("standard", json.loads(args.rules))
+        sides = [make_agent(parse_agent_spec(a)) for a in (args.a, args.b)]
+    except (ValueError, ConfigError, CheckpointError) as e:
+        print(f"texas42 match: {e}", file=sys.stderr)
+        return 2
+    records: list = []
+    with tqdm(total=args.deals, desc="match", unit="pair", disable=args.quiet) as bar:
+        try:
+            stats = play_duplicate(rules, sides[0], sides[1], args.deals, mode=args.mode,
+                                   seed=args.seed, chunk=args.chunk, progress=bar.update,
+                                   on_records=records.extend if args.records else None)
+        except ValueError as e:
+            print(f"texas42 match: {e}", file=sys.stderr)
+            return 2
+    s = summarize(stats, mode=args.mode, seed=args.seed)
+    if args.records:
+        write_records(args.records, records)
+    m, lo, hi = s["marks_per_hand"]
+    print(f"{sides[0].name} vs {sides[1].name}: {args.deals} deal pairs ({args.mode}), "
+          f"seed {args.seed}")
+    print(f"  marks per hand, A - B: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] (95% CI)")
+    print(f"  bids made: A {s['a_made_rate'][0]:.3f}, B {s['b_made_rate'][0]:.3f}; "
+          f"hands bid: A {s['a_bid_rate'][0]:.3f}, B {s['b_bid_rate'][0]:.3f}")
+    if args.mode == "games":
+        w, wlo, whi = s["a_win_rate"]
+        print(f"  games won by A: {w:.3f} [{wlo:.3f}, {whi:.3f}]")
+    if args.json:
+        print(json.dumps(s))
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import demo
 
@@ -137,17 +235,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("bench", help="measure the core's speed")
     p.add_argument("--ruleset", default="standard")
     p.add_argument("--kinds", default="core,env,worlds",
-                   help="what to measure: core, env, worlds (comma-separated)")
+                   help="what to measure, comma-separated: core, env, worlds, and the "
+                   "agents' solver, pimc, train")
     p.add_argument("--batches", default="", help="comma-separated batch sizes "
                    "(default: core 1,64,1024,4096,8192; env 1,4096)")
     p.add_argument("--seconds", type=float, default=1.0, help="time per batch size")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--solver-n", type=int, default=200, help="deals for kind solver")
+    p.add_argument("--pimc-n", type=int, default=32, help="positions for kind pimc")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=_cmd_bench)
 
     p = sub.add_parser("solve", help="exact values of every move of records stopped in play")
     p.add_argument("file", help="a file of records, or - for standard input")
     p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser("match", help="a duplicate match between two agents")
+    p.add_argument("a", help="side A: an agent name, or NAME:KEY=VALUE,... "
+                   "(e.g. neural:path=runs/train/X, pimc:n_worlds=16)")
+    p.add_argument("b", help="side B, the same way")
+    p.add_argument("--deals", type=int, default=1000, help="deal pairs (each played twice)")
+    p.add_argument("--mode", choices=("hands", "games"), default="hands")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--chunk", type=int, default=1024, help="deal pairs stepped at once")
+    p.add_argument("--rules", default="{}", help="rules.md options as JSON")
+    p.add_argument("--records", default=None, help="write every hand's record to this file")
+    p.add_argument("--json", action="store_true", help="also print the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("demo", help="play a few random hands and show them")
     p.add_argument("--hands", type=int, default=3)

@@ -25,15 +25,17 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--pairs-fast", type=int, default=2000)
     p.add_argument("--pairs-pimc", type=int, default=40)
+    p.add_argument("--pairs-pimc-random", type=int, default=20)
     p.add_argument("--worlds", type=int, default=16)
-    p.add_argument("--bid-worlds", type=int, default=6)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bid-worlds", type=int, default=16)
+    p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
     config = vars(args)
     (HERE / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     rules = RulesConfig.make()
     matches = [("heuristic", "random", args.pairs_fast), ("heuristic", "passive", args.pairs_fast),
-               ("pimc", "random", args.pairs_pimc), ("pimc", "heuristic", args.pairs_pimc),
+               ("pimc", "random", args.pairs_pimc_random),
+               ("pimc", "heuristic", args.pairs_pimc),
                ("pimc-play", "heuristic", args.pairs_pimc)]
     results = {}
     for a, b, pairs in matches:

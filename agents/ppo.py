@@ -1,0 +1,433 @@
+"""Self-play PPO for the bidding and play nets (``agents.nets``), CleanRL-style.
+
+One update:
+
+1. **Rollout**: ``tables`` fresh deals (games ``update * tables + i`` of the run's seed, so a
+   run is reproducible and resumes exactly), each played to the end of its hand on the core
+   with the observation encoder, as the arena does. At each table one team is the learner's
+   (chosen at random) and the other is an opponent drawn from the schedule: the current
+   policy itself (``self_play`` (both teams learn), a past snapshot from the pool, the heuristic or random.
+   Every decision of a learner seat is a sample.
+2. **Advantages**: each seat's decisions form its trajectory; the reward (team marks of the
+   hand by default; partners share it) comes at the hand's end; GAE(gamma, lambda) over each
+   seat's trajectory.
+3. **Learning**: ``epochs`` passes of shuffled minibatches of the clipped PPO loss with
+   entropy bonus and value loss, over the bidding net's samples and the play net's together.
+
+``Trainer.state_dict()`` holds everything a run needs to continue exactly (weights,
+optimizer, the pool, the generators, counters).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from texas42_env.core import HAND_OVER, NO_ACTION, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rewards import check_reward, team_rewards
+from texas42_env.rules import RulesConfig
+from texas42_env.sampling import uniform_legal
+
+from .base import make_agent
+from .nets import ModelConfig, Policy
+
+OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO hyperparameters (the ``algorithm`` config group)."""
+
+    tables: int = 512  # deals (hands) per update
+    lr: float = 3e-4
+    epochs: int = 3
+    minibatch: int = 4096
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None  # stop the epochs of an update once KL passes it
+    norm_adv: bool = True
+    reward: str = "marks"
+
+    def __post_init__(self):
+        check_reward(self.reward)
+        positive = ("tables", "epochs", "minibatch", "lr")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"algorithm.{name} must be positive, got {getattr(self, name)}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"algorithm.{name} must be in [0, 1], got {getattr(self, name)}")
+
+
+Weight = float | Sequence[float]
+
+
+@dataclass(frozen=True)
+class OpponentsConfig:
+    """Who sits across from the learner (the ``opponents`` config group).
+
+    Each weight is a number or ``[start, end]``, interpolated linearly over the run's
+    updates; a table's opponent is drawn in proportion. ``pool`` draws a past snapshot
+    (taken every ``snapshot_every`` updates, the newest ``pool_size`` kept); until the first
+    snapshot exists its weight goes to ``self_play``.
+    """
+
+    self_play: Weight = 0.5
+    pool: Weight = 0.3
+    heuristic: Weight = 0.2
+    random: Weight = 0.0
+    snapshot_every: int = 10
+    pool_size: int = 10
+
+    def __post_init__(self):
+        for kind in OPPONENT_KINDS:
+            w = getattr(self, kind)
+            ends = list(w) if isinstance(w, (list, tuple)) else [w]
+            if len(ends) not in (1, 2) or any(not isinstance(x, (int, float)) or x < 0
+                                               for x in ends):
+                raise ValueError(f"opponents.{kind}: a weight >= 0 or [start, end], got {w!r}")
+        if sum(max(self._ends(k)) for k in OPPONENT_KINDS) <= 0:
+            raise ValueError("opponents: every weight is 0")
+        if self.snapshot_every < 1 or self.pool_size < 1:
+            raise ValueError("opponents.snapshot_every and pool_size must be at least 1")
+
+    def _ends(self, kind):
+        w = getattr(self, kind)
+        return (float(w[0]), float(w[-1])) if isinstance(w, (list, tuple)) else (float(w),) * 2
+
+    def weights(self, progress: float, pool_ready: bool) -> np.ndarray:
+        """The schedule's weights at ``progress`` in [0, 1], normalised."""
+        w = np.array([a + (b - a) * progress for a, b in map(self._ends, OPPONENT_KINDS)])
+        if not pool_ready:
+            w[0] += w[1]
+            w[1] = 0
+        if w.sum() <= 0:
+            w[0] = 1
+        return w / w.sum()
+
+
+@dataclass
+class Rollout:
+    """The learner's samples of one update, in the order they were made."""
+
+    obs: np.ndarray  # float32 [N, D]
+    critic_obs: np.ndarray | None  # float32 [N, D'] with a perfect-information critic
+    masks: np.ndarray  # bool [N, A]
+    actions: np.ndarray  # int64 [N]
+    logp: np.ndarray  # float32 [N]
+    values: np.ndarray  # float32 [N]
+    rewards: np.ndarray  # float32 [N] (at each seat's last decision of a hand)
+    nxt: np.ndarray  # int64 [N]: the same seat's next sample in that hand, -1 at its last
+    step: np.ndarray  # int64 [N]: the rollout step that made it
+    hands: int = 0
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+class Trainer:
+    """Holds the policy, the optimizer, the pool and the generators of one training run."""
+
+    def __init__(self, rules: RulesConfig, model: ModelConfig, ppo: PPOConfig,
+                 opponents: OpponentsConfig, seed: int = 0, updates: int = 100):
+        self.rules, self.model_cfg, self.cfg, self.opp = rules, model, ppo, opponents
+        self.seed, self.updates = seed, updates
+        self.game = Game(rules)
+        self.encoder = make_encoder(self.game)
+        self.critic_encoder = make_encoder(self.game, "perfect") \
+            if model.critic == "perfect" else None
+        torch.manual_seed(seed)
+        critic_size = self.critic_encoder.size if self.critic_encoder else 0
+        self.policy = Policy(self.encoder.size, self.game.n_actions, self.game.actions.play0,
+                             model, critic_size)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=ppo.lr, eps=1e-5)
+        self.rng = np.random.default_rng(seed)
+        self.generator = torch.Generator().manual_seed(seed)
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.update = 0  # updates done
+        self.samples = 0
+        self.hands = 0
+        self._pool_policies: list[Policy] = []
+        self._heuristic = None  # built when first drawn (it plays the standard ruleset only)
+
+    # ------------------------------------------------------------------ rollout
+    def _opponent_policy(self, j: int) -> Policy:
+        while len(self._pool_policies) <= j:
+            self._pool_policies.append(Policy(self.encoder.size, self.game.n_actions,
+                                              self.game.actions.play0, self.model_cfg,
+                                              self.policy.bid.critic_size))
+        p = self._pool_policies[j]
+        p.load_state_dict(self.pool[j])
+        return p
+
+    def rollout(self) -> Rollout:
+        game, enc, B = self.game, self.encoder, self.cfg.tables
+        S = game.n_seats
+        ids = self.update * B + np.arange(B)
+        st = game.reset(B, seed=self.seed, game_ids=ids)
+        progress = self.update / max(1, self.updates)
+        w = self.opp.weights(progress, bool(self.pool))
+        kind = self.rng.choice(len(OPPONENT_KINDS), size=B, p=w)
+        member = self.rng.integers(len(self.pool), size=B) if self.pool else np.zeros(B, int)
+        learner_team = self.rng.integers(2, size=B)
+        both = kind == 0
+        pending = np.full((B, S), -1, np.int64)
+        chunks: dict[str, list] = {k: [] for k in ("obs", "cobs", "masks", "actions", "logp",
+                                                   "values", "step")}
+        nxt_parts, rewards_parts = [], []
+        n = 0
+        step = 0
+        self.policy.eval()
+        while True:
+            active = st.phase < HAND_OVER
+            if not active.any():
+                break
+            seats = st.to_move
+            learn = active & (both | ((seats % 2) == learner_team))
+            actions = np.full(B, NO_ACTION, np.int64)
+            rows = np.flatnonzero(learn)
+            if rows.size:
+                obs = enc.encode(st, seats[rows], idx=rows)
+                masks = st.legal[rows]
+                cobs = self.critic_encoder.encode(st, seats[rows], idx=rows) \
+                    if self.critic_encoder else None
+                a, lp, v = self.policy.act(obs, masks, self.generator, critic_obs=cobs)
+                actions[rows] = a
+                idx = n + np.arange(rows.size)
+                prev = pending[rows, seats[rows]]
+                nxt_parts.append((prev[prev >= 0], idx[prev >= 0]))
+                pending[rows, seats[rows]] = idx
+                for k, x in (("obs", obs), ("cobs", cobs), ("masks", masks), ("actions", a),
+                             ("logp", lp), ("values", v),
+                             ("step", np.full(rows.size, step))):
+                    if x is not None:
+                        chunks[k].append(x)
+                n += rows.size
+            self._opponents_act(st, active & ~learn, seats, kind, member, actions)
+            game.step(st, actions)
+            ended = np.flatnonzero(active & (st.phase >= HAND_OVER))
+            if ended.size:
+                r = team_rewards(st, ended, self.cfg.reward)  # [m, 2]
+                for s in range(S):
+                    last = pending[ended, s]
+                    ok = last >= 0
+                    rewards_parts.append((last[ok], r[ok, s % 2]))
+            step += 1
+        nxt = np.full(n, -1, np.int64)
+        rewards = np.zeros(n, np.float32)
+        for a, b in nxt_parts:
+            nxt[a] = b
+        for a, b in rewards_parts:
+            rewards[a] = b
+        cat = {k: np.concatenate(v) if v else None for k, v in chunks.items()}
+        made = st.made[st.bidder >= 0]
+        stats = {"rollout/hand_steps": step, "rollout/made_rate": float((made == 1).mean())
+                 if made.size else 0.0}
+        for i, k in enumerate(OPPONENT_KINDS):
+            stats[f"opponents/{k}"] = float(w[i])
+        return Rollout(cat["obs"], cat["cobs"], cat["masks"], cat["actions"], cat["logp"],
+                       cat["values"], rewards, nxt, cat["step"], hands=B, stats=stats)
+
+    def _opponents_act(self, st, rows_mask, seats, kind, member, actions) -> None:
+        rows = np.flatnonzero(rows_mask)
+        if rows.size == 0:
+            return
+        k = kind[rows]
+        obs = self.encoder.encode(st, seats[rows], idx=rows)
+        masks = st.legal[rows]
+        sel = k == OPPONENT_KINDS.index("random")
+        if sel.any():  # from the trainer's own generator, so a resumed run continues exactly
+            actions[rows[sel]] = uniform_legal(masks[sel], self.rng)
+        sel = k == OPPONENT_KINDS.index("heuristic")
+        if sel.any():
+            if self._heuristic is None:
+                self._heuristic = make_agent("heuristic").setup(self.game)
+            actions[rows[sel]] = self._heuristic.act(obs[sel], masks[sel])
+        pool_rows = k == OPPONENT_KINDS.index("pool")
+        for j in np.unique(member[rows[pool_rows]]):
+            sel = pool_rows & (member[rows] == j)
+            a, _, _ = self._opponent_policy(int(j)).act(obs[sel], masks[sel], self.generator)
+            actions[rows[sel]] = a
+
+    # ------------------------------------------------------------------ advantages
+    def advantages(self, ro: Rollout) -> tuple[np.ndarray, np.ndarray]:
+        """GAE over each seat's trajectory: (advantages, returns)."""
+        g, lam = self.cfg.gamma, self.cfg.gae_lambda
+        n = ro.actions.size
+        adv = np.zeros(n, np.float32)
+        has_next = ro.nxt >= 0
+        next_value = np.where(has_next, ro.values[np.maximum(ro.nxt, 0)], 0.0)
+        delta = ro.rewards + g * next_value - ro.values
+        # a sample's successor is made at a later step: fill steps from the last back
+        bounds = np.searchsorted(ro.step, np.arange(ro.step.max() + 2)) if n else [0]
+        for s in range(len(bounds) - 2, -1, -1):
+            lo, hi = bounds[s], bounds[s + 1]
+            if lo == hi:
+                continue
+            nx = ro.nxt[lo:hi]
+            carry = np.where(nx >= 0, adv[np.maximum(nx, 0)], 0.0)
+            adv[lo:hi] = delta[lo:hi] + g * lam * carry
+        return adv, adv + ro.values
+
+    # ------------------------------------------------------------------ learning
+    def learn(self, ro: Rollout) -> dict[str, float]:
+        cfg = self.cfg
+        adv_np, ret_np = self.advantages(ro)
+        obs = torch.from_numpy(ro.obs)
+        cobs = torch.from_numpy(ro.critic_obs) if ro.critic_obs is not None else None
+        masks = torch.from_numpy(ro.masks)
+        actions = torch.from_numpy(ro.actions)
+        old_logp = torch.from_numpy(ro.logp)
+        adv = torch.from_numpy(adv_np)
+        ret = torch.from_numpy(ret_np)
+        is_play = torch.from_numpy(self.policy.is_play(ro.masks))
+        n = actions.numel()
+        self.policy.train()
+        logs: dict[str, list[float]] = {k: [] for k in
+                                        ("pg_loss", "v_loss", "entropy", "approx_kl",
+                                         "clipfrac", "entropy_bid", "entropy_play")}
+        stop = False
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(n, generator=self.generator)
+            for lo in range(0, n, cfg.minibatch):
+                mb = perm[lo:lo + cfg.minibatch]
+                new_logp = torch.zeros(mb.numel())
+                ent = torch.zeros(mb.numel())
+                value = torch.zeros(mb.numel())
+                play = is_play[mb]
+                for net, sel in ((self.policy.play, play), (self.policy.bid, ~play)):
+                    if not sel.any():
+                        continue
+                    rows = mb[sel]
+                    logits, v = net(obs[rows], masks[rows],
+                                    cobs[rows] if cobs is not None else None)
+                    lp = torch.log_softmax(logits, -1)
+                    new_logp = new_logp.index_put((sel.nonzero().squeeze(1),),
+                                                  lp.gather(1, actions[rows, None]).squeeze(1))
+                    e = -(lp.exp() * lp).sum(-1)
+                    ent = ent.index_put((sel.nonzero().squeeze(1),), e)
+                    value = value.index_put((sel.nonzero().squeeze(1),), v)
+                    logs["entropy_play" if net is self.policy.play else "entropy_bid"].append(
+                        float(e.mean().detach()))
+                a = adv[mb]
+                if cfg.norm_adv and a.numel() > 1:
+                    a = (a - a.mean()) / (a.std() + 1e-8)
+                logratio = new_logp - old_logp[mb]
+                ratio = logratio.exp()
+                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+                v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+                entropy = ent.mean()
+                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    kl = float(((ratio - 1) - logratio).mean())
+                    logs["approx_kl"].append(kl)
+                    logs["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip).float().mean()))
+                logs["pg_loss"].append(float(pg.detach()))
+                logs["v_loss"].append(float(v_loss.detach()))
+                logs["entropy"].append(float(entropy.detach()))
+                if cfg.target_kl is not None and kl > cfg.target_kl:
+                    stop = True
+                    break
+            if stop:
+                break
+        var = float(np.var(ret_np))
+        out = {f"losses/{k}": float(np.mean(v)) for k, v in logs.items() if v}
+        out["losses/explained_variance"] = float(1 - np.var(ret_np - ro.values) / var) \
+            if var > 0 else 0.0
+        out["rollout/mean_return"] = float(ro.rewards.sum() / max(1, ro.hands))
+        return out
+
+    def train_update(self) -> dict[str, float]:
+        """One rollout and one learning phase; returns the figures to log."""
+        t0 = time.perf_counter()
+        ro = self.rollout()
+        t1 = time.perf_counter()
+        logs = self.learn(ro)
+        t2 = time.perf_counter()
+        self.update += 1
+        self.samples += ro.actions.size
+        self.hands += ro.hands
+        if self.update % self.opp.snapshot_every == 0:
+            self.pool.append({k: v.clone() for k, v in self.policy.state_dict().items()})
+            del self.pool[:-self.opp.pool_size]
+        logs.update(ro.stats)
+        logs["perf/samples"] = ro.actions.size
+        logs["perf/samples_per_s"] = ro.actions.size / (t2 - t0)
+        logs["perf/rollout_s"] = t1 - t0
+        logs["perf/learn_s"] = t2 - t1
+        return logs
+
+    # ------------------------------------------------------------------ state
+    def model_dict(self) -> dict[str, Any]:
+        return {"obs_size": self.encoder.size, "n_actions": self.game.n_actions,
+                "play0": self.game.actions.play0, "config": self.model_cfg.to_dict(),
+                "critic_size": self.policy.bid.critic_size,
+                "state_dict": self.policy.state_dict()}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"model": self.model_dict(), "optimizer": self.optimizer.state_dict(),
+                "pool": self.pool,
+                "rng": {"numpy": _plain(self.rng.bit_generator.state),
+                        "torch": self.generator.get_state(),
+                        "torch_global": torch.get_rng_state()},
+                "step": {"update": self.update, "samples": self.samples, "hands": self.hands},
+                "rules": {"ruleset": self.rules.ruleset, "options": self.rules.options()},
+                "ppo": asdict(self.cfg), "opponents": asdict(self.opp)}
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        self.policy.load_state_dict(data["model"]["state_dict"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.pool = list(data["pool"])
+        self.rng.bit_generator.state = data["rng"]["numpy"]
+        self.generator.set_state(data["rng"]["torch"])
+        torch.set_rng_state(data["rng"]["torch_global"])
+        self.update = int(data["step"]["update"])
+        self.samples = int(data["step"]["samples"])
+        self.hands = int(data["step"]["hands"])
+
+
+def _plain(x):
+    """A generator state as plain dicts and ints (loadable with ``weights_only``)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def bench_train(updates: int = 5, tables: int = 512, seed: int = 0, threads: int | None = None,
+                model: ModelConfig | None = None) -> dict:
+    """Samples per second of rollout + learning with the default configs (the figure of
+    issue 7's throughput target), over ``updates`` updates after one warm-up update."""
+    if threads:
+        torch.set_num_threads(threads)
+    trainer = Trainer(RulesConfig.make(), model or ModelConfig(), PPOConfig(tables=tables),
+                      OpponentsConfig(), seed=seed, updates=updates + 1)
+    trainer.train_update()
+    t0 = time.perf_counter()
+    s0 = trainer.samples
+    roll = learn = 0.0
+    for _ in range(updates):
+        logs = trainer.train_update()
+        roll += logs["perf/rollout_s"]
+        learn += logs["perf/learn_s"]
+    dt = time.perf_counter() - t0
+    n = trainer.samples - s0
+    return {"kind": "train", "tables": tables, "updates": updates, "samples": n,
+            "samples_per_s": n / dt, "rollout_share": roll / dt, "learn_share": learn / dt,
+            "threads": torch.get_num_threads()}
+
+
+__all__ = ["OPPONENT_KINDS", "bench_train", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer"]

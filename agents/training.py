@@ -1,0 +1,249 @@
+"""A training run: the PPO trainer with checkpoints, evaluation, TensorBoard and a progress bar.
+
+``run_training(config, run_dir)`` is what ``scripts/train.py`` (Hydra) calls. The run folder
+gets ``checkpoints/ckpt_<update>.pt`` (every ``checkpoint_every`` updates, at the end, and on
+Ctrl-C; the newest ``keep_checkpoints`` kept), ``tb/`` (TensorBoard events), ``eval.jsonl``
+(one line per evaluation) and ``config.json`` (the resolved config).
+
+``resume=`` (a run folder or a checkpoint file) continues a run exactly where its checkpoint
+left it: the saved config is used (only ``updates``, ``eval``, ``progress`` and ``threads``
+may change), the weights, optimizer, pool and generators are restored, and deals continue
+from the next update's games.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from texas42_env.rules import ConfigError, RulesConfig
+
+from .arena import play_duplicate, summarize
+from .checkpoint import (CheckpointError, checkpoints_in, latest_checkpoint, load_checkpoint,
+                         save_checkpoint)
+from .nets import ModelConfig
+from .neural import NeuralAgent, policy_from_checkpoint
+from .ppo import OpponentsConfig, PPOConfig, Trainer
+
+MAY_CHANGE_ON_RESUME = ("updates", "eval", "progress", "threads", "resume")
+
+
+@dataclass
+class EvalConfig:
+    every: int = 50  # updates between evaluations (0: only at the end)
+    pairs: int = 500  # duplicate deal pairs per opponent
+    against: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    seed: int = 12345  # the evaluation deals (kept apart from the training deals)
+
+
+@dataclass
+class WarmStartConfig:
+    """Behaviour cloning from an agent's self-play before PPO (``hands: 0`` = off)."""
+
+    agent: str = "heuristic"
+    hands: int = 0
+    epochs: int = 4
+    minibatch: int = 2048
+    lr: float = 1e-3
+
+
+@dataclass
+class TrainConfig:
+    seed: int = 0
+    updates: int = 100
+    ruleset: str = "standard"
+    rules: dict = field(default_factory=dict)
+    algorithm: dict = field(default_factory=dict)
+    model: dict = field(default_factory=dict)
+    opponents: dict = field(default_factory=dict)
+    eval: dict = field(default_factory=dict)
+    warm_start: dict = field(default_factory=dict)
+    checkpoint_every: int = 25
+    keep_checkpoints: int = 3
+    resume: str | None = None
+    threads: int = 2
+    progress: bool = True
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TrainConfig":
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise ConfigError(f"unknown training option(s) {', '.join(unknown)}; allowed: "
+                              f"{', '.join(sorted(names))}")
+        return cls(**d)
+
+    def parts(self) -> tuple[RulesConfig, ModelConfig, PPOConfig, OpponentsConfig, EvalConfig,
+                             WarmStartConfig]:
+        rules = RulesConfig.from_options(self.ruleset, self.rules)
+        out = []
+        for name, kind in (("model", ModelConfig), ("algorithm", PPOConfig),
+                           ("opponents", OpponentsConfig), ("eval", EvalConfig),
+                           ("warm_start", WarmStartConfig)):
+            try:
+                out.append(kind(**getattr(self, name)))
+            except TypeError as e:
+                allowed = ", ".join(f.name for f in fields(kind))
+                raise ConfigError(f"{name}: {e}; allowed keys: {allowed}") from None
+            except ValueError as e:
+                raise ConfigError(str(e)) from None
+        model, ppo, opp, ev, warm = out
+        if rules.ruleset != "standard":
+            if ev.against or (warm.hands and warm.agent != "random"):
+                raise ConfigError("the heuristic and the duplicate arena play the standard "
+                                  "ruleset only: set eval.against=[] and warm_start.hands=0 "
+                                  f"for {rules.ruleset!r}")
+            if max(opp._ends("heuristic")) > 0:
+                raise ConfigError(f"opponents.heuristic must be 0 for {rules.ruleset!r} "
+                                  "(the heuristic plays the standard ruleset)")
+        return rules, model, ppo, opp, ev, warm
+
+
+def evaluate(trainer: Trainer, ev: EvalConfig) -> dict[str, Any]:
+    """Duplicate matches of the current policy (greedy) against each of ``ev.against``."""
+    agent = NeuralAgent(policy=trainer.policy, ruleset=trainer.rules.ruleset)
+    agent.name = "learner"
+    out = {}
+    trainer.policy.eval()
+    for name in ev.against:
+        stats = play_duplicate(trainer.rules, agent, name, ev.pairs, seed=ev.seed, chunk=2048)
+        s = summarize(stats, n_boot=1000, seed=ev.seed)
+        made = s["a_made_rate"][0]
+        out[name] = {"marks_per_hand": s["marks_per_hand"],
+                     "made_rate": None if np.isnan(made) else made,  # None: it never bid
+                     "bid_rate": s["a_bid_rate"][0], "pairs": ev.pairs}
+    return out
+
+
+def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
+    """Train; returns the last evaluation and where the final checkpoint is."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    resumed = None
+    if config.resume:
+        ckpt = latest_checkpoint(config.resume)
+        resumed = load_checkpoint(ckpt, require=("model", "optimizer", "rng", "step",
+                                                 "train_config"))
+        saved = resumed["train_config"]
+        changed = {k: v for k, v in asdict(config).items()
+                   if k not in MAY_CHANGE_ON_RESUME and saved.get(k) != v}
+        keep = {k: v for k, v in asdict(config).items() if k in MAY_CHANGE_ON_RESUME}
+        config = TrainConfig.from_dict({**saved, **keep})
+        run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
+        if changed:
+            print(f"resume: using the run's saved config; ignored: {', '.join(sorted(changed))}")
+    run_dir = Path(run_dir)
+    torch.set_num_threads(max(1, int(config.threads)))
+    rules, model, ppo, opp, ev, warm = config.parts()
+    trainer = Trainer(rules, model, ppo, opp, seed=config.seed, updates=config.updates)
+    ck_dir = run_dir / "checkpoints"
+    if resumed is not None:
+        try:
+            trainer.load_state_dict(resumed)
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            raise CheckpointError(f"{ckpt}: does not fit this run: {e}") from None
+        print(f"resumed {ckpt} at update {trainer.update}")
+    else:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if checkpoints_in(ck_dir):
+            raise ConfigError(f"{run_dir} already holds checkpoints: continue it with "
+                              f"resume={run_dir}, or choose another folder")
+    (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2) + "\n")
+    writer = SummaryWriter(str(run_dir / "tb"), purge_step=trainer.update or None)
+
+    def save() -> Path:
+        payload = trainer.state_dict()
+        payload["train_config"] = asdict(config)
+        path = save_checkpoint(ck_dir / f"ckpt_{trainer.update:06d}.pt", payload)
+        for old in checkpoints_in(ck_dir)[:-max(1, config.keep_checkpoints)]:
+            old.unlink()
+        return path
+
+    def do_eval() -> dict:
+        res = evaluate(trainer, ev)
+        for name, r in res.items():
+            m, lo, hi = r["marks_per_hand"]
+            writer.add_scalar(f"eval/{name}/marks_per_hand", m, trainer.update)
+            writer.add_scalar(f"eval/{name}/ci_low", lo, trainer.update)
+            writer.add_scalar(f"eval/{name}/ci_high", hi, trainer.update)
+            if r["made_rate"] is not None:
+                writer.add_scalar(f"eval/{name}/made_rate", r["made_rate"], trainer.update)
+        with open(run_dir / "eval.jsonl", "a") as f:
+            f.write(json.dumps({"update": trainer.update, "samples": trainer.samples,
+                                **res}) + "\n")
+        return res
+
+    if resumed is None and warm.hands > 0:
+        from .imitation import warm_start
+
+        logs = warm_start(trainer, warm, progress=config.progress)
+        for k, v in logs.items():
+            writer.add_scalar(f"warm_start/{k}", v, 0)
+    last_eval: dict = {}
+    bar = tqdm(total=config.updates, initial=trainer.update, disable=not config.progress,
+               desc="train", unit="update", dynamic_ncols=True)
+    t_start, s_start = time.perf_counter(), trainer.samples
+    try:
+        while trainer.update < config.updates:
+            logs = trainer.train_update()
+            for k, v in logs.items():
+                writer.add_scalar(k, v, trainer.update)
+            bar.update(1)
+            bar.set_postfix(sps=f"{logs['perf/samples_per_s']:.0f}",
+                            ret=f"{logs['rollout/mean_return']:+.2f}")
+            if ev.against and ev.every and trainer.update % ev.every == 0:
+                last_eval = do_eval()
+                bar.write(_eval_line(trainer.update, last_eval))
+            if trainer.update % config.checkpoint_every == 0:
+                save()
+    except KeyboardInterrupt:
+        path = save()
+        bar.close()
+        writer.close()
+        print(f"\ninterrupted: saved {path}; continue with resume={run_dir}")
+        raise
+    bar.close()
+    elapsed = time.perf_counter() - t_start
+    if ev.against and (not ev.every or trainer.update % ev.every or not last_eval):
+        last_eval = do_eval()
+        print(_eval_line(trainer.update, last_eval))
+    path = save()
+    _link_latest(run_dir)
+    writer.add_scalar("perf/run_samples_per_s", (trainer.samples - s_start) / max(elapsed, 1e-9),
+                      trainer.update)
+    writer.close()
+    return {"eval": last_eval, "checkpoint": str(path), "update": trainer.update,
+            "samples": trainer.samples, "seconds": elapsed,
+            "samples_per_s": (trainer.samples - s_start) / max(elapsed, 1e-9)}
+
+
+def _link_latest(run_dir: Path) -> None:
+    """``<parent>/latest`` -> the run folder, so the newest run has a fixed name
+    (``make_agent({"name": "neural", "path": "runs/train/latest"})``)."""
+    link = run_dir.parent / "latest"
+    try:
+        if link.is_symlink() or not link.exists():
+            tmp = run_dir.parent / f".latest.{run_dir.name}"
+            if tmp.is_symlink():
+                tmp.unlink()
+            tmp.symlink_to(run_dir.resolve(), target_is_directory=True)
+            tmp.replace(link)
+    except OSError:
+        pass  # a file system without links: the run folder is still named in the output
+
+
+def _eval_line(update: int, res: dict) -> str:
+    parts = [f"{name}: {r['marks_per_hand'][0]:+.3f} [{r['marks_per_hand'][1]:+.3f}, "
+             f"{r['marks_per_hand'][2]:+.3f}] marks/hand" for name, r in res.items()]
+    return f"update {update}: " + "; ".join(parts)
+
+
+__all__ = ["EvalConfig", "TrainConfig", "WarmStartConfig", "evaluate", "policy_from_checkpoint",
+           "run_training"]

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Set up .venv for texas42: `bash scripts/setup.sh` (the package), `bash scripts/setup.sh --dev`
+# (plus the test tools). PyTorch is installed first, pinned to torch==2.13.0, when the venv has
+# none: pyproject only asks for torch>=2.2, and a bare torch requirement can pull a build many
+# GB large. Install another torch into .venv beforehand to use it instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/pip install -q torch==2.13.0
+if [ "${1:-}" = "--dev" ]; then
+    .venv/bin/pip install -q -e '.[dev]'
+else
+    .venv/bin/pip install -q -e .
+fi

@@ -1,0 +1,14 @@
+"""Fixtures shared by the test files."""
+
+import pytest
+
+
+@pytest.fixture
+def torch_one_thread():
+    """Torch on one thread for the test (small nets: threads only add noise), restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -1,0 +1,380 @@
+"""Self-play PPO (agents/ppo.py): the opponent schedule, rollouts, GAE and learning."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.nets import ModelConfig
+from agents.ppo import OPPONENT_KINDS, OpponentsConfig, PPOConfig, Rollout, Trainer
+from texas42_env.core import HAND_OVER
+from texas42_env.rewards import team_rewards
+from texas42_env.rules import RulesConfig
+
+TINY = ModelConfig(hidden=32, bid_hidden=32)
+SELF_PLAY = dict(self_play=1, pool=0, heuristic=0, random=0)
+HEURISTIC = dict(self_play=0, pool=0, heuristic=1, random=0)
+
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
+
+
+def make_trainer(ruleset="standard", opponents=None, seed=0, updates=10, model=TINY,
+                 **ppo) -> Trainer:
+    ppo = {"tables": 32, "minibatch": 128, "epochs": 2, **ppo}
+    return Trainer(RulesConfig.make(ruleset), model, PPOConfig(**ppo),
+                   OpponentsConfig(**(opponents or SELF_PLAY)), seed=seed, updates=updates)
+
+
+def traced_rollout(trainer: Trainer):
+    """A rollout, with what happened at each step: the tables in play, the seat to move,
+    each table's mask and action, and the rows the opponents played; the final state."""
+    log = []
+    game_step, opponents_act = trainer.game.step, trainer._opponents_act
+    final = {}
+
+    def step(st, actions):
+        final["st"] = st
+        log.append({"active": st.phase < HAND_OVER, "seats": st.to_move.copy(),
+                    "masks": st.legal.copy(), "actions": np.array(actions, copy=True)})
+        game_step(st, actions)
+
+    def opp(st, rows_mask, *args):  # called just before each step
+        opp_rows.append(rows_mask.copy())
+        opponents_act(st, rows_mask, *args)
+
+    opp_rows: list[np.ndarray] = []
+    trainer.game.step, trainer._opponents_act = step, opp
+    try:
+        ro = trainer.rollout()
+    finally:
+        del trainer.game.step, trainer._opponents_act
+    for entry, rows in zip(log, opp_rows, strict=True):
+        entry["opponent"] = rows
+        entry["learner"] = entry["active"] & ~rows
+    return ro, log, final["st"]
+
+
+def sample_origins(ro: Rollout, log) -> tuple[np.ndarray, np.ndarray]:
+    """The table and seat of every sample, from the trace."""
+    tables, seats = [], []
+    for k, entry in enumerate(log):
+        rows = np.flatnonzero(entry["learner"])
+        assert (ro.step == k).sum() == rows.size, f"step {k}"
+        tables.append(rows)
+        seats.append(entry["seats"][rows])
+    return np.concatenate(tables), np.concatenate(seats)
+
+
+# ---------------------------------------------------------------------- configuration
+def test_schedule_weights_interpolate_linearly_over_the_run():
+    opp = OpponentsConfig(self_play=[1.0, 0.0], pool=0, heuristic=(0.0, 1.0), random=0.5)
+    np.testing.assert_allclose(opp.weights(0.0, True), np.array([1, 0, 0, 0.5]) / 1.5)
+    np.testing.assert_allclose(opp.weights(0.5, True), np.array([0.5, 0, 0.5, 0.5]) / 1.5)
+    np.testing.assert_allclose(opp.weights(1.0, True), np.array([0, 0, 1, 0.5]) / 1.5)
+    np.testing.assert_allclose(opp.weights(0.25, True), np.array([0.75, 0, 0.25, 0.5]) / 1.5)
+    assert OPPONENT_KINDS == ("self_play", "pool", "heuristic", "random")
+
+
+def test_pool_weight_goes_to_self_play_until_a_snapshot_exists():
+    opp = OpponentsConfig(self_play=0.2, pool=[0.6, 0.2], heuristic=0.2, random=0)
+    np.testing.assert_allclose(opp.weights(0.0, False), [0.8, 0, 0.2, 0])
+    np.testing.assert_allclose(opp.weights(0.0, True), [0.2, 0.6, 0.2, 0])
+    np.testing.assert_allclose(opp.weights(1.0, False), np.array([0.4, 0, 0.2, 0]) / 0.6)
+    only_pool = OpponentsConfig(self_play=0, pool=1, heuristic=0)
+    np.testing.assert_allclose(only_pool.weights(0.3, False), [1, 0, 0, 0])
+
+
+@pytest.mark.parametrize("kind, value", [
+    ("heuristic", -0.1), ("pool", [0.1, 0.2, 0.3]), ("random", "lots"), ("self_play", [-1, 1]),
+    ("pool", []),
+])
+def test_a_bad_weight_names_its_option(kind, value):
+    with pytest.raises(ValueError, match=f"opponents.{kind}"):
+        OpponentsConfig(**{kind: value})
+
+
+def test_all_zero_weights_and_bad_pool_settings_are_refused():
+    with pytest.raises(ValueError, match="every weight is 0"):
+        OpponentsConfig(self_play=0, pool=0, heuristic=0, random=0)
+    with pytest.raises(ValueError, match="snapshot_every"):
+        OpponentsConfig(snapshot_every=0)
+    with pytest.raises(ValueError, match="pool_size"):
+        OpponentsConfig(pool_size=0)
+
+
+@pytest.mark.parametrize("key, value", [("tables", 0), ("epochs", 0), ("minibatch", -1),
+                                        ("lr", 0.0), ("gamma", 1.5), ("gae_lambda", -0.1)])
+def test_bad_ppo_settings_name_their_option(key, value):
+    with pytest.raises(ValueError, match=f"algorithm.{key}"):
+        PPOConfig(**{key: value})
+
+
+def test_an_unknown_reward_is_refused():
+    with pytest.raises(ValueError, match="unknown reward 'money'"):
+        PPOConfig(reward="money")
+
+
+# ---------------------------------------------------------------------- advantages
+def hand_built_rollout() -> Rollout:
+    """Three seat trajectories over steps 0, 2, 3, 5 (steps 1 and 4 had no learner move):
+    A = samples 0 -> 2 -> 5, B = 1 -> 4 (interleaved with A), C = 3 alone."""
+    n = 6
+    return Rollout(obs=np.zeros((n, 1), np.float32), critic_obs=None,
+                   masks=np.ones((n, 2), bool), actions=np.zeros(n, np.int64),
+                   logp=np.zeros(n, np.float32),
+                   values=np.array([0.5, -0.2, 0.1, 0.3, 0.4, -0.6], np.float32),
+                   rewards=np.array([0, 0, 0, -1.0, 2.0, 1.0], np.float32),
+                   nxt=np.array([2, 4, 5, -1, -1, -1]), step=np.array([0, 0, 2, 2, 3, 5]),
+                   hands=1)
+
+
+def advantages(ro: Rollout, gamma: float, lam: float):
+    return Trainer.advantages(SimpleNamespace(cfg=PPOConfig(gamma=gamma, gae_lambda=lam)), ro)
+
+
+def test_gae_matches_a_hand_computation():
+    adv, ret = advantages(hand_built_rollout(), gamma=0.9, lam=0.8)
+    # A: delta5 = 1 + 0.6 = 1.6; delta2 = 0.9 * -0.6 - 0.1 = -0.64; delta0 = 0.9 * 0.1 - 0.5
+    #    A5 = 1.6; A2 = -0.64 + 0.72 * 1.6 = 0.512; A0 = -0.41 + 0.72 * 0.512 = -0.04136
+    # B: A4 = 2 - 0.4 = 1.6; A1 = (0.9 * 0.4 + 0.2) + 0.72 * 1.6 = 1.712
+    # C: A3 = -1 - 0.3 = -1.3
+    expected = [-0.04136, 1.712, 0.512, -1.3, 1.6, 1.6]
+    np.testing.assert_allclose(adv, expected, atol=1e-5)
+    np.testing.assert_allclose(ret, np.array(expected) + hand_built_rollout().values,
+                               atol=1e-5)
+
+
+def test_gae_with_lambda_one_is_the_final_reward_minus_the_value():
+    ro = hand_built_rollout()
+    adv, ret = advantages(ro, gamma=1.0, lam=1.0)
+    final = np.array([1.0, 2.0, 1.0, -1.0, 2.0, 1.0])  # each sample's trajectory's reward
+    np.testing.assert_allclose(adv, final - ro.values, atol=1e-6)
+    np.testing.assert_allclose(ret, final, atol=1e-6)
+
+
+def test_gae_with_lambda_zero_is_the_one_step_error():
+    ro = hand_built_rollout()
+    adv, _ = advantages(ro, gamma=1.0, lam=0.0)
+    v = ro.values
+    np.testing.assert_allclose(adv, [v[2] - v[0], v[4] - v[1], v[5] - v[2], -1 - v[3],
+                                     2 - v[4], 1 - v[5]], atol=1e-6)
+
+
+def test_gae_of_an_empty_rollout_is_empty():
+    empty = Rollout(np.zeros((0, 1), np.float32), None, np.zeros((0, 2), bool),
+                    np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.float32),
+                    np.zeros(0, np.float32), np.zeros(0, np.int64), np.zeros(0, np.int64))
+    adv, ret = advantages(empty, 0.9, 0.9)
+    assert adv.shape == ret.shape == (0,)
+
+
+# ---------------------------------------------------------------------- rollouts
+@pytest.mark.parametrize("ruleset", ["standard", "six-player"])
+def test_self_play_rollout_records_every_decision_of_both_teams(ruleset):
+    trainer = make_trainer(ruleset, SELF_PLAY, seed=3)
+    ro, log, st = traced_rollout(trainer)
+    for entry in log:
+        assert np.array_equal(entry["learner"], entry["active"])  # both teams learn
+    tables, seats = sample_origins(ro, log)
+    n_decisions = sum(int(e["active"].sum()) for e in log)
+    assert ro.actions.size == n_decisions == tables.size
+    S = trainer.game.n_seats
+    assert set(seats.tolist()) == set(range(S))
+    for t in range(trainer.cfg.tables):
+        assert {s % 2 for s in seats[tables == t]} == {0, 1}
+    check_samples(trainer, ro, log, st, tables, seats)
+
+
+def test_against_the_heuristic_only_one_team_per_table_learns():
+    trainer = make_trainer("standard", HEURISTIC, seed=4)
+    ro, log, st = traced_rollout(trainer)
+    tables, seats = sample_origins(ro, log)
+    team = np.full(trainer.cfg.tables, -1)
+    for t in range(trainer.cfg.tables):
+        teams = {s % 2 for s in seats[tables == t]}
+        assert len(teams) == 1, f"table {t}: learner seats of both teams"
+        team[t] = teams.pop()
+    assert set(team.tolist()) == {0, 1}  # the learner's team is drawn per table
+    for entry in log:  # the other team's decisions all went to the opponent
+        act = np.flatnonzero(entry["active"])
+        assert np.array_equal(entry["learner"][act], entry["seats"][act] % 2 == team[act])
+        assert np.array_equal(entry["opponent"][act], entry["seats"][act] % 2 != team[act])
+    n_learner = sum(int(e["learner"].sum()) for e in log)
+    assert ro.actions.size == n_learner < sum(int(e["active"].sum()) for e in log)
+    check_samples(trainer, ro, log, st, tables, seats)
+    assert ro.stats["opponents/heuristic"] == 1.0
+
+
+def check_samples(trainer, ro, log, st, tables, seats):
+    n = ro.actions.size
+    B = trainer.cfg.tables
+    assert ro.obs.shape == (n, trainer.encoder.size) and ro.obs.dtype == np.float32
+    assert ro.masks.shape == (n, trainer.game.n_actions) and ro.hands == B
+    assert np.all(np.diff(ro.step) >= 0)
+    # every sample's mask holds its action, and that action is the one the table played
+    assert ro.masks[np.arange(n), ro.actions].all()
+    played = np.concatenate([e["actions"][np.flatnonzero(e["learner"])] for e in log])
+    masks = np.concatenate([e["masks"][np.flatnonzero(e["learner"])] for e in log])
+    assert np.array_equal(ro.actions, played) and np.array_equal(ro.masks, masks)
+    assert np.isfinite(ro.logp).all() and (ro.logp <= 0).all()
+    # each seat's samples form one chain, in order; its last decision carries the reward
+    r = team_rewards(st, np.arange(B), "marks")
+    assert (st.phase >= HAND_OVER).all()
+    for t in range(B):
+        for s in np.unique(seats[tables == t]):
+            idx = np.flatnonzero((tables == t) & (seats == s))
+            assert np.array_equal(ro.nxt[idx[:-1]], idx[1:]) and ro.nxt[idx[-1]] == -1
+            assert ro.rewards[idx[-1]] == r[t, s % 2]
+            assert (ro.rewards[idx[:-1]] == 0).all()
+    # the marks difference of a hand is zero-sum between the teams
+    np.testing.assert_array_equal(r[:, 0], -r[:, 1])
+    assert (r != 0).any()
+
+
+def test_rollout_values_and_logps_are_the_policys():
+    trainer = make_trainer(opponents=dict(self_play=0.5, heuristic=0.5, pool=0), seed=5)
+    ro = trainer.rollout()
+    play = trainer.policy.is_play(ro.masks)
+    with torch.no_grad():
+        for net, rows in ((trainer.policy.play, play), (trainer.policy.bid, ~play)):
+            logits, v = net(torch.from_numpy(ro.obs[rows]), torch.from_numpy(ro.masks[rows]))
+            lp = torch.log_softmax(logits, -1).gather(
+                1, torch.from_numpy(ro.actions[rows])[:, None]).squeeze(1)
+            np.testing.assert_allclose(lp.numpy(), ro.logp[rows], atol=1e-5)
+            np.testing.assert_allclose(v.numpy(), ro.values[rows], atol=1e-5)
+
+
+def reference_gae(ro: Rollout, gamma: float, lam: float) -> np.ndarray:
+    """GAE by walking each seat's chain from its end (a successor always comes later)."""
+    has = ro.nxt >= 0
+    assert (ro.nxt[has] > np.flatnonzero(has)).all()
+    adv = np.zeros(ro.actions.size)
+    for i in range(ro.actions.size - 1, -1, -1):
+        j = ro.nxt[i]
+        nv, na = (ro.values[j], adv[j]) if j >= 0 else (0.0, 0.0)
+        adv[i] = ro.rewards[i] + gamma * nv - ro.values[i] + gamma * lam * na
+    return adv
+
+
+def test_gae_on_a_real_rollout_follows_each_seat_chain():
+    trainer = make_trainer(opponents=dict(self_play=0.5, heuristic=0.5, pool=0), seed=6,
+                           gamma=0.97, gae_lambda=0.9)
+    ro = trainer.rollout()
+    adv, ret = trainer.advantages(ro)
+    expect = reference_gae(ro, 0.97, 0.9)
+    np.testing.assert_allclose(adv, expect, atol=1e-4)
+    np.testing.assert_allclose(ret, expect + ro.values, atol=1e-4)
+
+
+def test_rollouts_use_the_next_deals_and_are_reproducible():
+    a, b = make_trainer(seed=8), make_trainer(seed=8)
+    ra, rb = a.rollout(), b.rollout()
+    assert np.array_equal(ra.actions, rb.actions) and np.array_equal(ra.obs, rb.obs)
+    a.update += 1
+    assert not np.array_equal(a.rollout().obs[:32], ra.obs[:32])  # update 1: other deals
+
+
+def test_the_pool_fills_with_snapshots_and_then_plays():
+    trainer = make_trainer(opponents=dict(self_play=0, pool=1, heuristic=0, snapshot_every=1,
+                                          pool_size=2), seed=9)
+    ro, log, _ = traced_rollout(trainer)
+    assert ro.stats["opponents/self_play"] == 1.0 and ro.stats["opponents/pool"] == 0.0
+    assert all(np.array_equal(e["learner"], e["active"]) for e in log)  # no pool yet
+    for _ in range(3):
+        trainer.train_update()
+    assert trainer.update == 3 and len(trainer.pool) == 2  # the newest pool_size kept
+    now = trainer.policy.state_dict()
+    assert all(torch.equal(trainer.pool[-1][k], v) for k, v in now.items())
+    assert not all(torch.equal(trainer.pool[0][k], v) for k, v in now.items())
+    ro, log, _ = traced_rollout(trainer)
+    assert ro.stats["opponents/pool"] == 1.0
+    assert all(not (e["learner"] & e["opponent"]).any() for e in log)
+    assert sum(int(e["opponent"].sum()) for e in log) > 0
+
+
+# ---------------------------------------------------------------------- learning
+def policy_outputs(trainer: Trainer, ro: Rollout) -> tuple[np.ndarray, np.ndarray]:
+    play = trainer.policy.is_play(ro.masks)
+    logp = np.zeros(ro.actions.size, np.float32)
+    values = np.zeros(ro.actions.size, np.float32)
+    with torch.no_grad():
+        for net, rows in ((trainer.policy.play, play), (trainer.policy.bid, ~play)):
+            logits, v = net(torch.from_numpy(ro.obs[rows]), torch.from_numpy(ro.masks[rows]))
+            logp[rows] = torch.log_softmax(logits, -1).gather(
+                1, torch.from_numpy(ro.actions[rows])[:, None]).squeeze(1).numpy()
+            values[rows] = v.numpy()
+    return logp, values
+
+
+def test_an_update_moves_the_policy_towards_the_advantages_and_fits_the_values():
+    trainer = make_trainer(opponents=dict(self_play=0.5, heuristic=0.5, pool=0), seed=10,
+                           tables=64, epochs=4, lr=1e-3, ent_coef=0.0)
+    ro = trainer.rollout()
+    adv = reference_gae(ro, trainer.cfg.gamma, trainer.cfg.gae_lambda)
+    ret = adv + ro.values
+    logp0, v0 = policy_outputs(trainer, ro)
+    logs = trainer.learn(ro)
+    logp1, v1 = policy_outputs(trainer, ro)
+    assert all(math.isfinite(v) for v in logs.values())
+    assert logs["losses/approx_kl"] > 0
+    norm = (adv - adv.mean()) / adv.std()
+    assert float(np.sum(norm * (logp1 - logp0))) > 0  # likelier where the advantage is high
+    assert np.mean((v1 - ret) ** 2) < np.mean((v0 - ret) ** 2)
+
+
+def test_learn_takes_epochs_times_minibatches_steps_unless_kl_stops_it():
+    trainer = make_trainer(seed=11, epochs=3, minibatch=100)
+    ro = trainer.rollout()
+    trainer.learn(ro)
+    steps = {int(s["step"]) for s in trainer.optimizer.state.values()}
+    assert steps == {3 * math.ceil(ro.actions.size / 100)}
+    early = make_trainer(seed=11, epochs=3, minibatch=100, target_kl=1e-12)
+    early.learn(early.rollout())
+    steps = {int(s["step"]) for s in early.optimizer.state.values()}
+    assert max(steps) <= 2
+
+
+def test_train_update_counts_samples_hands_and_updates():
+    trainer = make_trainer(seed=12)
+    logs = trainer.train_update()
+    assert trainer.update == 1 and trainer.hands == 32
+    assert trainer.samples == logs["perf/samples"] > 32 * 4
+    for key in ("losses/pg_loss", "losses/v_loss", "losses/entropy", "losses/approx_kl",
+                "losses/clipfrac", "losses/explained_variance", "rollout/mean_return",
+                "perf/samples_per_s", "opponents/self_play"):
+        assert math.isfinite(logs[key]), key
+
+
+@pytest.mark.parametrize("opponents", [
+    dict(self_play=0.4, pool=0.3, heuristic=0.3, snapshot_every=1),
+    dict(self_play=0.3, pool=0.2, heuristic=0.2, random=0.3, snapshot_every=1),
+], ids=["pool-heuristic", "with-random"])
+def test_a_saved_trainer_continues_exactly(tmp_path, opponents):
+    a = make_trainer(opponents=opponents, seed=13)
+    a.train_update()
+    path = save_checkpoint(tmp_path / "ckpt_000001.pt", a.state_dict())
+    b = make_trainer(opponents=opponents, seed=13)
+    b.load_state_dict(load_checkpoint(path, require=("model", "optimizer", "rng", "step")))
+    for _ in range(2):
+        a.train_update()
+        b.train_update()
+    assert b.update == a.update == 3 and b.samples == a.samples
+    sa, sb = a.policy.state_dict(), b.policy.state_dict()
+    for key in sa:
+        assert torch.equal(sa[key], sb[key]), key
+
+
+def test_a_perfect_information_critic_trains():
+    trainer = make_trainer(seed=14, model=ModelConfig(hidden=16, bid_hidden=16,
+                                                      critic="perfect"))
+    ro = trainer.rollout()
+    assert ro.critic_obs is not None and ro.critic_obs.shape[0] == ro.actions.size
+    assert ro.critic_obs.shape[1] > ro.obs.shape[1]
+    logs = trainer.learn(ro)
+    assert math.isfinite(logs["losses/v_loss"])

@@ -1,0 +1,252 @@
+"""Training runs (agents/training.py, scripts/train.py): run folders, resume, config errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.checkpoint import checkpoints_in, load_checkpoint
+from agents.neural import NeuralAgent
+from agents.training import TrainConfig, run_training
+from texas42_env.core import HAND_OVER, NO_ACTION, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rules import ConfigError, RulesConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def restore_threads():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def tiny(**over) -> dict:
+    """A run of a few seconds: 4 updates of 32 deals, small nets, a short warm start."""
+    d = dict(seed=1, updates=4, algorithm=dict(tables=32, minibatch=128, epochs=2),
+             model=dict(hidden=32, bid_hidden=32),
+             opponents=dict(self_play=0.5, pool=0.3, heuristic=0.2, snapshot_every=1),
+             eval=dict(every=2, pairs=10), warm_start=dict(hands=64, epochs=1, minibatch=256),
+             checkpoint_every=1, keep_checkpoints=3, threads=1, progress=False)
+    d.update(over)
+    return d
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One uninterrupted tiny run: (its folder, its config, what run_training returned)."""
+    before = torch.get_num_threads()
+    folder = tmp_path_factory.mktemp("train") / "run"
+    config = TrainConfig.from_dict(tiny())
+    out = run_training(config, folder)
+    torch.set_num_threads(before)
+    return folder, config, out
+
+
+def test_a_run_writes_checkpoints_events_evaluations_and_its_config(run):
+    folder, config, out = run
+    ck = folder / "checkpoints"
+    # every update checkpointed, the newest keep_checkpoints kept
+    assert [p.name for p in checkpoints_in(ck)] == ["ckpt_000002.pt", "ckpt_000003.pt",
+                                                    "ckpt_000004.pt"]
+    assert sorted(p.name for p in ck.iterdir()) == ["ckpt_000002.pt", "ckpt_000003.pt",
+                                                    "ckpt_000004.pt"]
+    assert out["checkpoint"] == str(ck / "ckpt_000004.pt") and out["update"] == 4
+    data = load_checkpoint(ck / "ckpt_000004.pt",
+                           require=("model", "optimizer", "rng", "step", "train_config"))
+    assert data["step"]["update"] == 4 and data["step"]["hands"] == 4 * 32
+    assert data["step"]["samples"] == out["samples"] > 4 * 32
+    assert data["train_config"] == asdict(config)
+    assert data["rules"]["ruleset"] == "standard"
+    assert json.loads((folder / "config.json").read_text()) == asdict(config)
+    lines = (folder / "eval.jsonl").read_text().splitlines()
+    evals = [json.loads(line) for line in lines]
+    assert [e["update"] for e in evals] == [2, 4]
+    for e in evals:
+        for name in ("random", "heuristic"):
+            m, lo, hi = e[name]["marks_per_hand"]
+            assert lo <= m <= hi and e[name]["pairs"] == 10
+    assert out["eval"]["random"]["marks_per_hand"] == evals[-1]["random"]["marks_per_hand"]
+
+
+def test_a_run_logs_tensorboard_scalars(run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    folder, _, _ = run
+    events = list((folder / "tb").glob("events.out.tfevents.*"))
+    assert len(events) == 1 and events[0].stat().st_size > 0
+    acc = EventAccumulator(str(folder / "tb"))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in ("losses/pg_loss", "losses/v_loss", "losses/approx_kl", "losses/entropy",
+                "losses/clipfrac", "losses/explained_variance", "rollout/mean_return",
+                "perf/samples_per_s", "eval/random/marks_per_hand",
+                "eval/heuristic/marks_per_hand", "warm_start/accuracy"):
+        assert tag in tags, tag
+    assert [e.step for e in acc.Scalars("losses/pg_loss")] == [1, 2, 3, 4]
+    assert [e.step for e in acc.Scalars("eval/random/marks_per_hand")] == [2, 4]
+
+
+def test_the_evaluation_log_is_strict_json(run):
+    folder, _, _ = run
+
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+
+    for line in (folder / "eval.jsonl").read_text().splitlines():
+        json.loads(line, parse_constant=refuse)  # NaN / Infinity are not JSON
+
+
+def test_resume_from_an_intermediate_checkpoint_continues_exactly(run, tmp_path, capsys):
+    folder, _, _ = run
+    copy = tmp_path / "copy"
+    (copy / "checkpoints").mkdir(parents=True)
+    shutil.copy(folder / "checkpoints" / "ckpt_000002.pt", copy / "checkpoints")
+    config = TrainConfig.from_dict(dict(resume=str(copy), updates=4, seed=99, threads=1,
+                                        eval=dict(every=2, pairs=10), progress=False))
+    out = run_training(config, tmp_path / "not-used")
+    assert re.search(r"ignored: .*\bseed\b", capsys.readouterr().out)
+    assert not (tmp_path / "not-used").exists()
+    assert out["checkpoint"] == str(copy / "checkpoints" / "ckpt_000004.pt")
+    a = load_checkpoint(folder / "checkpoints" / "ckpt_000004.pt")
+    b = load_checkpoint(copy / "checkpoints" / "ckpt_000004.pt")
+    assert a["step"] == b["step"] and a["train_config"]["seed"] == b["train_config"]["seed"] == 1
+    for key, value in a["model"]["state_dict"].items():
+        assert torch.equal(value, b["model"]["state_dict"][key]), key
+    assert len(a["pool"]) == len(b["pool"])
+    for pa, pb in zip(a["pool"], b["pool"]):
+        assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    for sa, sb in zip(a["optimizer"]["state"].values(), b["optimizer"]["state"].values()):
+        assert torch.equal(sa["exp_avg"], sb["exp_avg"])
+    # the evaluation after the last update sees the same policy
+    last = json.loads((folder / "eval.jsonl").read_text().splitlines()[-1])
+    again = json.loads((copy / "eval.jsonl").read_text().splitlines()[-1])
+    assert last["random"]["marks_per_hand"] == again["random"]["marks_per_hand"]
+    assert list((copy / "tb").glob("events.out.tfevents.*"))
+
+
+def test_a_folder_with_checkpoints_is_not_overwritten_without_resume(run, tmp_path):
+    folder, _, _ = run
+    (tmp_path / "checkpoints").mkdir()
+    old = shutil.copy(folder / "checkpoints" / "ckpt_000004.pt", tmp_path / "checkpoints")
+    before = Path(old).read_bytes()
+    with pytest.raises(ConfigError, match="already holds checkpoints") as e:
+        run_training(TrainConfig.from_dict(tiny(updates=1)), tmp_path)
+    assert f"resume={tmp_path}" in str(e.value)
+    assert Path(old).read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoints"]
+
+
+def test_unknown_options_are_named():
+    with pytest.raises(ConfigError, match="unknown training option.*batch, lrate"):
+        TrainConfig.from_dict({"updates": 1, "lrate": 0.1, "batch": 3})
+    for group, key in (("algorithm", "tablez"), ("model", "width"), ("opponents", "selfplay"),
+                       ("eval", "games"), ("warm_start", "deals")):
+        with pytest.raises(ConfigError, match=f"{group}.*{key}"):
+            TrainConfig.from_dict(tiny(**{group: {key: 1}})).parts()
+
+
+def test_bad_values_are_config_errors_that_name_the_option(tmp_path):
+    for over, name in ((dict(algorithm=dict(tables=0)), "algorithm.tables"),
+                       (dict(model=dict(critic="oracle")), "model.critic"),
+                       (dict(opponents=dict(pool=-1)), "opponents.pool")):
+        with pytest.raises(ConfigError, match=name):
+            run_training(TrainConfig.from_dict(tiny(**over)), tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
+def test_six_player_with_the_heuristic_is_a_config_error():
+    six = dict(ruleset="six-player", eval=dict(against=[]), warm_start=dict(hands=0))
+    with pytest.raises(ConfigError, match="opponents.heuristic"):
+        TrainConfig.from_dict(tiny(**six, opponents=dict(heuristic=0.2))).parts()
+    with pytest.raises(ConfigError, match=r"eval.against=\[\]"):
+        TrainConfig.from_dict(tiny(ruleset="six-player", warm_start=dict(hands=0),
+                                   opponents=dict(heuristic=0))).parts()
+    with pytest.raises(ConfigError, match="warm_start.hands=0"):
+        TrainConfig.from_dict(tiny(ruleset="six-player", eval=dict(against=[]),
+                                   opponents=dict(heuristic=0))).parts()
+
+
+def test_six_player_self_play_trains(tmp_path):
+    config = TrainConfig.from_dict(tiny(
+        ruleset="six-player", updates=2, eval=dict(against=[]), warm_start=dict(hands=0),
+        opponents=dict(self_play=0.7, pool=0.3, heuristic=0, snapshot_every=1)))
+    out = run_training(config, tmp_path / "six")
+    assert out["update"] == 2 and out["eval"] == {}
+    data = load_checkpoint(out["checkpoint"])
+    assert data["rules"]["ruleset"] == "six-player"
+    game = Game(RulesConfig.make("six-player"))
+    assert data["model"]["n_actions"] == game.n_actions
+    agent = NeuralAgent(path=str(tmp_path / "six")).setup(game)
+    enc = make_encoder(game)
+    st = game.reset(8, seed=3)
+    while (st.phase < HAND_OVER).any():  # the trained agent plays whole hands legally
+        rows = np.flatnonzero(st.phase < HAND_OVER)
+        actions = np.full(8, NO_ACTION, np.int64)
+        actions[rows] = agent.act(enc.encode(st, st.to_move[rows], idx=rows), st.legal[rows])
+        game.step(st, actions)
+
+
+# ---------------------------------------------------------------------- Hydra
+def compose(*overrides):
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from omegaconf import OmegaConf
+
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = hydra_compose(config_name="train", overrides=list(overrides))
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def test_the_default_config_is_a_valid_training_config():
+    config = TrainConfig.from_dict(compose())
+    rules, model, ppo, opp, ev, warm = config.parts()
+    assert rules.ruleset == "standard" and ppo.tables == 512 and ev.against == ["random",
+                                                                                "heuristic"]
+
+
+def test_the_six_player_env_group_gives_a_valid_config():
+    plain = compose("env=six-player")
+    assert plain["ruleset"] == "six-player"
+    assert plain["opponents"]["heuristic"] == 0 and plain["eval"]["against"] == []
+    rules, *_ = TrainConfig.from_dict(plain).parts()
+    assert rules.ruleset == "six-player"
+
+
+def train_script(*overrides, cwd):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"), *overrides],
+                          cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_the_train_script_runs_a_tiny_config(tmp_path):
+    run_dir = tmp_path / "run"
+    p = train_script("updates=2", "algorithm.tables=32", "algorithm.minibatch=128",
+                     "algorithm.epochs=1", "model.hidden=32", "model.bid_hidden=32",
+                     "eval.every=0", "eval.pairs=10", "eval.against=[random]", "threads=1",
+                     "progress=false", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "2 updates" in p.stdout
+    assert [c.name for c in checkpoints_in(run_dir / "checkpoints")] == ["ckpt_000002.pt"]
+    saved = json.loads((run_dir / "config.json").read_text())
+    assert saved["updates"] == 2 and saved["algorithm"]["tables"] == 32
+    assert len((run_dir / "eval.jsonl").read_text().splitlines()) == 1
+    assert list((run_dir / "tb").glob("events.out.tfevents.*"))
+
+
+def test_the_train_script_reports_a_bad_option_without_a_traceback(tmp_path):
+    p = train_script("algorithm.tables=0", "threads=1", f"hydra.run.dir={tmp_path / 'run'}",
+                     cwd=tmp_path)
+    assert p.returncode != 0
+    assert "algorithm.tables must be positive, got 0" in p.stderr
+    assert "Traceback" not in p.stderr + p.stdout
+    assert not checkpoints_in(tmp_path / "run" / "checkpoints")
