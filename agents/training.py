@@ -5,6 +5,9 @@ gets ``checkpoints/ckpt_<update>.pt`` (every ``checkpoint_every`` updates, at th
 Ctrl-C; the newest ``keep_checkpoints`` kept), ``tb/`` (TensorBoard events), ``eval.jsonl``
 (one line per evaluation) and ``config.json`` (the resolved config).
 
+``metrics.jsonl`` (the logged figures of every update) and ``curves.png`` (evaluations and
+training curves, redrawn at each evaluation and at the end).
+
 ``resume=`` (a run folder or a checkpoint file) continues a run exactly where its checkpoint
 left it: the saved config is used (only ``updates``, ``eval``, ``progress`` and ``threads``
 may change), the weights, optimizer, pool and generators are restored, and deals continue
@@ -150,6 +153,8 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
             raise CheckpointError(f"{ckpt}: does not fit this run: {e}") from None
         print(f"resumed {ckpt} at update {trainer.update}")
+        for name in ("metrics.jsonl", "eval.jsonl"):  # drop what came after the checkpoint
+            _truncate_jsonl(run_dir / name, trainer.update)
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
         if checkpoints_in(ck_dir):
@@ -195,12 +200,16 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
             logs = trainer.train_update()
             for k, v in logs.items():
                 writer.add_scalar(k, v, trainer.update)
+            with open(run_dir / "metrics.jsonl", "a") as f:
+                f.write(json.dumps({"update": trainer.update, "samples": trainer.samples,
+                                    **{k: round(float(v), 6) for k, v in logs.items()}}) + "\n")
             bar.update(1)
             bar.set_postfix(sps=f"{logs['perf/samples_per_s']:.0f}",
                             ret=f"{logs['rollout/mean_return']:+.2f}")
             if ev.against and ev.every and trainer.update % ev.every == 0:
                 last_eval = do_eval()
                 bar.write(_eval_line(trainer.update, last_eval))
+                plot_run(run_dir)
             if trainer.update % config.checkpoint_every == 0:
                 save()
     except KeyboardInterrupt:
@@ -215,6 +224,7 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
         last_eval = do_eval()
         print(_eval_line(trainer.update, last_eval))
     path = save()
+    plot_run(run_dir)
     _link_latest(run_dir)
     writer.add_scalar("perf/run_samples_per_s", (trainer.samples - s_start) / max(elapsed, 1e-9),
                       trainer.update)
@@ -222,6 +232,71 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
     return {"eval": last_eval, "checkpoint": str(path), "update": trainer.update,
             "samples": trainer.samples, "seconds": elapsed,
             "samples_per_s": (trainer.samples - s_start) / max(elapsed, 1e-9)}
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    out = []
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue  # a line torn by an interrupt
+    return out
+
+
+def _truncate_jsonl(path: Path, update: int) -> None:
+    """Keep the lines of updates up to ``update`` (rewritten atomically)."""
+    if not path.is_file():
+        return
+    keep = [r for r in _read_jsonl(path) if r.get("update", 0) <= update]
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in keep))
+    tmp.replace(path)
+
+
+def plot_run(run_dir: str | Path) -> Path | None:
+    """``curves.png`` of a run folder: the evaluations (marks per hand with 95% CIs) and the
+    training curves (mean return, entropies, explained variance, samples/s) by update."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    run_dir = Path(run_dir)
+    metrics = _read_jsonl(run_dir / "metrics.jsonl")
+    evals = _read_jsonl(run_dir / "eval.jsonl")
+    if not metrics:
+        return None
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    u = [m["update"] for m in metrics]
+    ax = axes[0, 0]
+    names = sorted({k for e in evals for k in e if isinstance(e[k], dict)})
+    for name in names:
+        pts = [(e["update"], *e[name]["marks_per_hand"]) for e in evals if name in e]
+        x, m, lo, hi = map(list, zip(*pts))
+        ax.plot(x, m, marker="o", label=f"vs {name}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_title("duplicate evaluation: marks per hand (95% CI)")
+    if names:
+        ax.legend()
+    for ax, keys, title in ((axes[0, 1], ["rollout/mean_return"], "mean return per hand"),
+                            (axes[1, 0], ["losses/entropy_bid", "losses/entropy_play",
+                                          "losses/explained_variance"], "entropy, expl. var."),
+                            (axes[1, 1], ["perf/samples_per_s"], "samples per second")):
+        for k in keys:
+            ax.plot(u, [m.get(k, float("nan")) for m in metrics], label=k.split("/")[1])
+        ax.set_title(title)
+        if len(keys) > 1:
+            ax.legend()
+    for ax in axes.flat:
+        ax.set_xlabel("update")
+    fig.tight_layout()
+    path = run_dir / "curves.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
 
 
 def _link_latest(run_dir: Path) -> None:
@@ -245,5 +320,5 @@ def _eval_line(update: int, res: dict) -> str:
     return f"update {update}: " + "; ".join(parts)
 
 
-__all__ = ["EvalConfig", "TrainConfig", "WarmStartConfig", "evaluate", "policy_from_checkpoint",
-           "run_training"]
+__all__ = ["EvalConfig", "TrainConfig", "WarmStartConfig", "evaluate", "plot_run",
+           "policy_from_checkpoint", "run_training"]

@@ -79,6 +79,33 @@ def test_a_run_writes_checkpoints_events_evaluations_and_its_config(run):
     assert out["eval"]["random"]["marks_per_hand"] == evals[-1]["random"]["marks_per_hand"]
 
 
+def test_a_run_writes_per_update_metrics_curves_and_a_latest_link(run):
+    folder, _, out = run
+    metrics = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
+    assert [m["update"] for m in metrics] == [1, 2, 3, 4]
+    assert metrics[-1]["samples"] == out["samples"]
+    assert all("losses/pg_loss" in m and "perf/samples_per_s" in m for m in metrics)
+    png = folder / "curves.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    latest = folder.parent / "latest"
+    assert latest.is_symlink() and latest.resolve() == folder.resolve()
+
+
+def test_resume_drops_the_lines_logged_after_its_checkpoint(run, tmp_path):
+    folder, _, _ = run
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)  # logs run to update 4; resume from the checkpoint at 2
+    for p in checkpoints_in(copy / "checkpoints")[1:]:
+        p.unlink()
+    config = TrainConfig.from_dict(dict(resume=str(copy / "checkpoints" / "ckpt_000002.pt"),
+                                        updates=4, threads=1, progress=False))
+    run_training(config, tmp_path / "not-used")
+    metrics = [json.loads(line) for line in (copy / "metrics.jsonl").read_text().splitlines()]
+    assert [m["update"] for m in metrics] == [1, 2, 3, 4]
+    evals = [json.loads(line) for line in (copy / "eval.jsonl").read_text().splitlines()]
+    assert [e["update"] for e in evals] == [2, 4]
+
+
 def test_a_run_logs_tensorboard_scalars(run):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
