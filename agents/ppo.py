@@ -148,7 +148,8 @@ class Trainer:
         critic_size = self.critic_encoder.size if self.critic_encoder else 0
         self.policy = Policy(self.encoder.size, self.game.n_actions, self.game.actions.play0,
                              model, critic_size)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=ppo.lr, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=ppo.lr, eps=1e-5,
+                                          foreach=True)
         self.rng = np.random.default_rng(seed)
         self.generator = torch.Generator().manual_seed(seed)
         self.pool: list[dict[str, torch.Tensor]] = []
@@ -299,24 +300,21 @@ class Trainer:
             perm = torch.randperm(n, generator=self.generator)
             for lo in range(0, n, cfg.minibatch):
                 mb = perm[lo:lo + cfg.minibatch]
-                new_logp = torch.zeros(mb.numel())
-                ent = torch.zeros(mb.numel())
-                value = torch.zeros(mb.numel())
                 play = is_play[mb]
-                for net, sel in ((self.policy.play, play), (self.policy.bid, ~play)):
-                    if not sel.any():
+                mb = torch.cat([mb[play], mb[~play]])  # the play net's rows first
+                parts = []
+                for net, rows in ((self.policy.play, mb[:int(play.sum())]),
+                                  (self.policy.bid, mb[int(play.sum()):])):
+                    if rows.numel() == 0:
                         continue
-                    rows = mb[sel]
                     logits, v = net(obs[rows], masks[rows],
                                     cobs[rows] if cobs is not None else None)
                     lp = torch.log_softmax(logits, -1)
-                    new_logp = new_logp.index_put((sel.nonzero().squeeze(1),),
-                                                  lp.gather(1, actions[rows, None]).squeeze(1))
                     e = -(lp.exp() * lp).sum(-1)
-                    ent = ent.index_put((sel.nonzero().squeeze(1),), e)
-                    value = value.index_put((sel.nonzero().squeeze(1),), v)
+                    parts.append((lp.gather(1, actions[rows, None]).squeeze(1), e, v))
                     logs["entropy_play" if net is self.policy.play else "entropy_bid"].append(
                         float(e.mean().detach()))
+                new_logp, ent, value = (torch.cat(x) for x in zip(*parts))
                 a = adv[mb]
                 if cfg.norm_adv and a.numel() > 1:
                     a = (a - a.mean()) / (a.std() + 1e-8)

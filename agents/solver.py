@@ -19,7 +19,8 @@ its seat, count so far), its value the points the bidding team takes from there 
 - equivalent plays searched once: two tiles of a hand that no other hand's tile, nor the trick
   so far, tells apart in any suit still playable (see ``_order``);
 - bounds at trick starts: the points left, and the points the team holding the top trumps is
-  sure of; the last two tricks counted by a small exact minimax, kept in the table.
+  sure of; the last two tricks counted exactly (a small alpha-beta), kept in a small table of
+  their own that stays in cache.
 
 Each legal play at the root is valued exactly by MTD(f) (null-window searches sharing the
 table), its first guess the value of the play before; plays equivalent to one valued take its
@@ -34,6 +35,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from texas42_env import tiles as T
 from texas42_env.core import PHASE_NAMES, PLAYING, Game, State
@@ -43,6 +45,7 @@ __all__ = ["Solver", "bench_solver", "opening_positions", "solve_position", "sol
            "solve_records", "solve_value"]
 
 TT_BITS = 19  # transposition table: 2**19 entries of 4 words (16 MiB)
+LEAF_BITS = 10  # the last two tricks' values: 2**10 entries of 4 words (32 KiB)
 _MAX_PLIES = 32  # rows of the per-depth arrays (a hand has 28 plays)
 
 # rows of the per-contract table ``tab`` (int64 [24, 28]) the search reads
@@ -60,15 +63,13 @@ _ROWS = 24
 _P_TEAM, _P_PPT, _P_GEN, _P_NODES, _P_ZERO, _P_PASSES = range(6)
 _N_PARAMS = 8
 
-# the index of a single set bit in a 32-bit word (de Bruijn multiplication)
-_DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
-                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], np.int64)
 _COUNT_TILES = np.array([t for t in range(T.N_TILES) if T.COUNT[t]], np.int64)
 
 
 @njit(cache=True, inline="always")
 def _bit_index(bit):
-    return _DEBRUIJN[((bit * 0x077CB531) & 0xFFFFFFFF) >> 27]
+    """The index of the single set bit of ``bit`` (one count-trailing-zeros instruction)."""
+    return trailing_zeros(bit)
 
 
 @njit(cache=True, inline="always")
@@ -259,19 +260,26 @@ def _other(hand, bit):
     return _bit_index(hand ^ bit)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _leader_side_wins(x0, x1, x2, x3, rank_row, tab):
+    """Whether relative seats 0 and 2 take a trick whose tiles rank ``tab[rank_row, x]``
+    (positive ranks are unique and the led tile's is positive)."""
+    return max(tab[rank_row, x0], tab[rank_row, x2]) > max(tab[rank_row, x1],
+                                                           tab[rank_row, x3])
+
+
+@njit(cache=True, inline="always")
 def _two_tricks(h, leader, ppt, tab, bt):
     """Exact points the bidding team takes in the last two tricks (two tiles in each hand,
-    ``leader`` to lead): plain minimax over the at most 16 ways the first of them goes."""
-    s1 = (leader + 1) & 3
-    s2 = (leader + 2) & 3
-    s3 = (leader + 3) & 3
+    ``leader`` to lead): alpha-beta over the at most 16 ways the first of them goes, valued
+    for the leader's side (the points of both tricks it takes; the other side takes the rest
+    of ``total``)."""
     h0 = h[leader]
-    h1 = h[s1]
-    h2 = h[s2]
-    h3 = h[s3]
-    mine0 = (leader & 1) == bt  # the leader's side is the bidding team
-    best0 = -1 if mine0 else 1000
+    h1 = h[(leader + 1) & 3]
+    h2 = h[(leader + 2) & 3]
+    h3 = h[(leader + 3) & 3]
+    total = _points_left(h0 | h1 | h2 | h3, 2, ppt, tab)
+    a0 = -1  # the leader's best so far
     m0 = h0
     while m0:
         b0 = m0 & -m0
@@ -280,91 +288,65 @@ def _two_tricks(h, leader, ppt, tab, bt):
         x0 = _other(h0, b0)
         led = tab[_LED, t0]
         fol = tab[_FOLLOW, led]
-        r0 = tab[_RANK + led, t0]
+        row = _RANK + led
         c0 = tab[_COUNT, t0] + ppt
         m1 = h1 & fol
         if m1 == 0:
             m1 = h1
-        best1 = 1000 if mine0 else -1
+        b1v = 1000  # seat 1's best (lowest) so far
         while m1:
             b1 = m1 & -m1
             m1 ^= b1
             t1 = _bit_index(b1)
             x1 = _other(h1, b1)
-            r1 = tab[_RANK + led, t1]
             c1 = c0 + tab[_COUNT, t1]
             m2 = h2 & fol
             if m2 == 0:
                 m2 = h2
-            best2 = -1 if mine0 else 1000
+            b2v = a0  # seat 2's best so far, at least what the leader has
             while m2:
                 b2 = m2 & -m2
                 m2 ^= b2
                 t2 = _bit_index(b2)
                 x2 = _other(h2, b2)
-                r2 = tab[_RANK + led, t2]
                 c2 = c1 + tab[_COUNT, t2]
                 m3 = h3 & fol
                 if m3 == 0:
                     m3 = h3
-                best3 = 1000 if mine0 else -1
+                b3v = b1v  # seat 3's best so far, at most what seat 1 has
                 while m3:
                     b3 = m3 & -m3
                     m3 ^= b3
                     t3 = _bit_index(b3)
                     x3 = _other(h3, b3)
                     pts1 = c2 + tab[_COUNT, t3]
-                    w = 0  # winner of the first trick, relative to the leader
-                    rb = r0
-                    if r1 > rb:
-                        w = 1
-                        rb = r1
-                    if r2 > rb:
-                        w = 2
-                        rb = r2
-                    if tab[_RANK + led, t3] > rb:
-                        w = 3
-                    # the last trick, led by w
-                    xs = (x0, x1, x2, x3)
-                    y = xs[w]
-                    led2 = tab[_LED, y]
-                    rb2 = tab[_RANK + led2, y]
-                    w2 = w
-                    for k in range(1, 4):
-                        q = (w + k) & 3
-                        r = tab[_RANK + led2, xs[q]]
-                        if r > rb2:
-                            rb2 = r
-                            w2 = q
-                    pts2 = (tab[_COUNT, x0] + tab[_COUNT, x1] + tab[_COUNT, x2]
-                            + tab[_COUNT, x3] + ppt)
-                    # relative seats 0 and 2 are the leader's side
-                    v = 0
-                    if ((w & 1) == 0) == mine0:
-                        v += pts1
-                    if ((w2 & 1) == 0) == mine0:
-                        v += pts2
-                    if mine0:  # seat 3 is the other side: it minimizes
-                        if v < best3:
-                            best3 = v
-                    elif v > best3:
-                        best3 = v
-                if mine0:
-                    if best3 > best2:
-                        best2 = best3
-                elif best3 < best2:
-                    best2 = best3
-            if mine0:
-                if best2 < best1:
-                    best1 = best2
-            elif best2 > best1:
-                best1 = best2
-        if mine0:
-            if best1 > best0:
-                best0 = best1
-        elif best1 < best0:
-            best0 = best1
-    return best0
+                    r0 = tab[row, t0]
+                    r1 = tab[row, t1]
+                    r2 = tab[row, t2]
+                    r3 = tab[row, t3]
+                    first = max(r0, r2) > max(r1, r3)
+                    if first:  # the leader's side leads the last trick
+                        y = x0 if r0 > r2 else x2
+                    else:
+                        y = x1 if r1 > r3 else x3
+                    v = pts1 if first else 0
+                    if _leader_side_wins(x0, x1, x2, x3, _RANK + tab[_LED, y], tab):
+                        v += total - pts1
+                    if v < b3v:
+                        b3v = v
+                        if v <= b2v:
+                            break  # seat 2 has better already
+                if b3v > b2v:
+                    b2v = b3v
+                    if b2v >= b1v:
+                        break  # seat 1 has better already
+            if b2v < b1v:
+                b1v = b2v
+                if b1v <= a0:
+                    break  # the leader has better already
+        if b1v > a0:
+            a0 = b1v
+    return a0 if (leader & 1) == bt else total - a0
 
 
 # fields of a search frame (one row of ``frames`` per depth)
@@ -376,8 +358,8 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
 @njit(cache=True)
-def _ab(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, tt, scratch,
-        frames):
+def _ab(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, tt, lt,
+        scratch, frames):
     """Points the bidding team takes from here on: fail-soft alpha-beta, iterative (an
     explicit stack of frames, so no call or reference counting per node).
 
@@ -386,7 +368,8 @@ def _ab(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, t
     ``left`` tricks still to finish (the one in progress included). ``tab``: the contract's
     tables; ``prm``: the search's parameters and counters (``_P_*``); ``tt``: the
     transposition table (two key words, then lower bound | upper bound << 8 | (best play + 1)
-    << 16 | generation << 24); ``scratch``: each depth's plays in order and their scores;
+    << 16 | generation << 24); ``lt``: the last two tricks' values (two key words, generation,
+    value); ``scratch``: each depth's plays in order and their scores;
     ``frames``: each depth's frame (``_F_*``).
     """
     bt = prm[_P_TEAM]
@@ -442,19 +425,21 @@ def _ab(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, t
                 k2 = h[2] | (h[3] << 28) | (leader << 56)
                 x = k1 * -7046029254386353131 ^ k2 * -4658895280553007687
                 x ^= x >> 29
+                if left == 2:  # two tricks left: counted exactly, kept in their own table
+                    j = (x >> 7) & (lt.shape[0] - 1)
+                    if lt[j, 0] == k1 and lt[j, 1] == k2 and lt[j, 2] == gen:
+                        val = lt[j, 3]
+                    else:
+                        val = _two_tricks(h, leader, ppt, tab, bt)
+                        lt[j, 0] = k1
+                        lt[j, 1] = k2
+                        lt[j, 2] = gen
+                        lt[j, 3] = val
+                    mode = _RETURN
+                    continue
                 idx = (x >> 7) & mask
                 e = tt[idx, 2]
                 found = tt[idx, 0] == k1 and tt[idx, 1] == k2 and (e >> 24) == gen
-                if left == 2:  # two tricks left: counted exactly, and kept
-                    if found:
-                        val = e & 255
-                    else:
-                        val = _two_tricks(h, leader, ppt, tab, bt)
-                        tt[idx, 0] = k1
-                        tt[idx, 1] = k2
-                        tt[idx, 2] = val | (val << 8) | (gen << 24)
-                    mode = _RETURN
-                    continue
                 if not found:
                     lo, sure = _sure_points(h, tab, ppt, bt)
                     hi -= sure
@@ -617,8 +602,8 @@ def _ab(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, t
 
 
 @njit(cache=True)
-def _mtdf(h, leader, n_in, led, brank, bseat, tpts, left, guess, top, tab, prm, tt, scratch,
-          frames):
+def _mtdf(h, leader, n_in, led, brank, bseat, tpts, left, guess, top, tab, prm, tt, lt,
+          scratch, frames):
     """The exact value in 0..top by null-window searches from ``guess`` (MTD(f))."""
     lo = 0
     hi = top
@@ -626,8 +611,8 @@ def _mtdf(h, leader, n_in, led, brank, bseat, tpts, left, guess, top, tab, prm, 
     while lo < hi:
         prm[_P_PASSES] += 1
         b = g + 1 if g == lo else g
-        g = _ab(h, leader, n_in, led, brank, bseat, tpts, left, b - 1, b, tab, prm, tt, scratch,
-                frames)
+        g = _ab(h, leader, n_in, led, brank, bseat, tpts, left, b - 1, b, tab, prm, tt, lt,
+                scratch, frames)
         if g < b:
             hi = g
         else:
@@ -636,8 +621,8 @@ def _mtdf(h, leader, n_in, led, brank, bseat, tpts, left, guess, top, tab, prm, 
 
 
 @njit(cache=True)
-def _solve_root(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, tt, scratch,
-                frames):
+def _solve_root(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, tt, lt,
+                scratch, frames):
     """``out[t]``: the points the bidding team takes from here on after play ``t`` (every legal
     play of the seat to move; -1 elsewhere)."""
     bt = prm[_P_TEAM]
@@ -662,7 +647,7 @@ def _solve_root(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
         if n_in == 0:
             s = tab[_LED, t]
             v = _mtdf(h, leader, n_in + 1, s, tab[_RANK + s, t], seat, tab[_COUNT, t], left,
-                      guess, top, tab, prm, tt, scratch, frames)
+                      guess, top, tab, prm, tt, lt, scratch, frames)
         else:
             r = tab[_RANK + led, t]
             nb = brank
@@ -675,10 +660,10 @@ def _solve_root(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
                 gain = pts + ppt if (ns & 1) == bt else zero
                 rest = _points_left(rem ^ bit, left - 1, ppt, tab)
                 v = gain + _mtdf(h, ns, zero, zero, zero, zero, zero, left - 1, guess - gain,
-                                 rest, tab, prm, tt, scratch, frames)
+                                 rest, tab, prm, tt, lt, scratch, frames)
             else:
                 v = _mtdf(h, leader, n_in + 1, led, nb, ns, pts, left, guess, top,
-                          tab, prm, tt, scratch, frames)
+                          tab, prm, tt, lt, scratch, frames)
         h[seat] = hand
         out[t] = v
         guess = v
@@ -699,12 +684,13 @@ def _solve_root(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
 
 
 @njit(cache=True)
-def _solve_value(h, leader, n_in, led, brank, bseat, tpts, left, tab, prm, tt, scratch, frames):
+def _solve_value(h, leader, n_in, led, brank, bseat, tpts, left, tab, prm, tt, lt, scratch,
+                 frames):
     """The points the bidding team takes from here on under perfect play."""
     rem = h[0] | h[1] | h[2] | h[3]
     top = tpts + _points_left(rem, left, prm[_P_PPT], tab)
     return _mtdf(h, leader, n_in, led, brank, bseat, tpts, left, top // 2, top,
-                 tab, prm, tt, scratch, frames)
+                 tab, prm, tt, lt, scratch, frames)
 
 
 class Solver:
@@ -714,6 +700,7 @@ class Solver:
 
     def __init__(self, tt_bits: int = TT_BITS):
         self.tt = np.zeros((1 << tt_bits, 4), np.int64)
+        self.lt = np.zeros((1 << LEAF_BITS, 4), np.int64)
         self.generation = 0
         self.nodes = 0  # nodes searched by the last call
         self.passes = 0  # null-window searches made by the last call
@@ -772,7 +759,7 @@ class Solver:
         """(seat to move, {tile id: the bidding team's final points}) at table ``b``."""
         b, team, tab, prm, args = self._setup(game, state, b)
         out = np.full(T.N_TILES, -1, np.int64)
-        _solve_root(*args, out, tab, prm, self.tt, self._scratch, self._frames)
+        _solve_root(*args, out, tab, prm, self.tt, self.lt, self._scratch, self._frames)
         self._finish(prm)
         have = int(state.points[b, team])
         return int(state.to_move[b]), {int(t): have + int(out[t])
@@ -781,7 +768,7 @@ class Solver:
     def value(self, game: Game, state: State, b: int) -> int:
         """The bidding team's final points under perfect play from table ``b``'s position."""
         b, team, tab, prm, args = self._setup(game, state, b)
-        v = _solve_value(*args, tab, prm, self.tt, self._scratch, self._frames)
+        v = _solve_value(*args, tab, prm, self.tt, self.lt, self._scratch, self._frames)
         self._finish(prm)
         return int(state.points[b, team]) + int(v)
 

@@ -137,6 +137,24 @@ def solve_one(rec: dict) -> dict:
     return out
 
 
+def test_last_two_tricks_rest_on_unique_positive_ranks():
+    """The solver counts the last two tricks by comparing the sides' highest ranks: in every
+    suit a trick can call for, the tiles ranking above 0 rank apart, and a led tile ranks
+    above 0 in the suit it calls for."""
+    from agents.solver import _LED, _RANK, Solver
+    from texas42_env.rules import N_LED
+
+    solver = Solver(tt_bits=1)
+    for game in (STANDARD, OWN_SUIT):
+        for c in range(FOLLOW_ME + 1):
+            tab = solver.contract_table(game, c)
+            for s in range(N_LED):
+                ranks = tab[_RANK + s]
+                above = ranks[ranks > 0]
+                assert len(set(above.tolist())) == len(above), (c, s)
+            assert all(tab[_RANK + tab[_LED, t], t] > 0 for t in range(T.N_TILES)), c
+
+
 def test_hand_worked_endgame():
     assert solve_one(WORKED) == {"to_move": 2, "values": {"4-0": 40, "5-5": 24}}
     after = dict(WORKED, plays=WORKED["plays"] + ["5-5"])
