@@ -33,11 +33,14 @@ class PimcAgent(Agent):
     needs_observation = True  # for the fallback agent
     rulesets = ("standard",)
 
-    def __init__(self, n_worlds: int = 16, bid_worlds: int = 16, make_prob: float = 0.7,
-                 marks_prob: float = 0.8, margin: int = 4, contracts: int = 3,
-                 bidding: str = "simulate", seed: int = 0):
+    def __init__(self, n_worlds: int = 16, bid_worlds: int = 16, make_prob: float = 0.6,
+                 marks_prob: float = 0.8, margin: int = 0, contracts: int = 3,
+                 bidding: str = "simulate", bid_eval: str = "playout", seed: int = 0):
         if bidding not in ("simulate", "heuristic"):
             raise ValueError(f"bidding: {bidding!r}; allowed: simulate, heuristic")
+        if bid_eval not in ("solve", "playout"):
+            raise ValueError(f"bid_eval: {bid_eval!r}; allowed: solve, playout")
+        self.bid_eval = bid_eval
         self.n_worlds, self.bid_worlds = n_worlds, bid_worlds
         self.make_prob, self.marks_prob, self.n_contracts = make_prob, marks_prob, contracts
         self.margin = margin
@@ -102,12 +105,45 @@ class PimcAgent(Agent):
         values = {}
         for c in suits + [DOUBLES, FOLLOW_ME]:
             base = worlds.states(game)
-            values[c] = np.array([self._solve_opening(game, base, k, s, c)
-                                  for k in range(self.bid_worlds)])
+            if self.bid_eval == "playout":
+                values[c] = self._play_out(game, base, s, c)
+            else:
+                values[c] = np.array([self._solve_opening(game, base, k, s, c)
+                                      for k in range(self.bid_worlds)])
         if len(self._cache) >= 1024:
             self._cache.clear()
         self._cache[key] = values
         return values
+
+    def _play_out(self, game, st: State, seat: int, contract: int) -> np.ndarray:
+        """The points ``seat``'s team takes in each world of ``st`` when it declares
+        ``contract``, leads, and every seat then plays as the fallback agent (the heuristic)
+        does, seeing only its own view, with all tricks played."""
+        from dataclasses import replace
+
+        from texas42_env.core import NO_ACTION, Game
+        from texas42_env.observation import make_encoder
+
+        if getattr(self, "_playout_game", None) is None:
+            self._playout_game = Game(replace(game.rules, play_out=True))
+            self._playout_encoder = make_encoder(self._playout_game)
+        g, enc = self._playout_game, self._playout_encoder
+        n = st.batch_size
+        st.phase[:] = PLAYING
+        st.bidder[:] = st.declarer[:] = st.leader[:] = st.to_move[:] = seat
+        st.contract[:] = contract
+        st.need[:] = 30
+        st.hands[:] = st.dealt
+        g._update_legal(st, np.arange(n))
+        while True:
+            active = np.flatnonzero(st.phase == PLAYING)
+            if active.size == 0:
+                break
+            a = np.full(n, NO_ACTION, np.int64)
+            a[active] = self.fallback.act(enc.encode(st, st.to_move[active], idx=active),
+                                          st.legal[active])
+            g.step(st, a)
+        return st.points[:, seat % 2].copy()
 
     def _solve_opening(self, game, st: State, k: int, seat: int, contract: int) -> int:
         """The value of world k's deal with ``seat`` declaring ``contract`` and leading."""

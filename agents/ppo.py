@@ -44,7 +44,7 @@ OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
 class PPOConfig:
     """PPO hyperparameters (the ``algorithm`` config group)."""
 
-    tables: int = 512  # deals (hands) per update
+    tables: int = 1024  # deals (hands) per update
     lr: float = 3e-4
     epochs: int = 3
     minibatch: int = 4096
@@ -405,7 +405,7 @@ def _plain(x):
     return x
 
 
-def bench_train(updates: int = 5, tables: int = 512, seed: int = 0, threads: int | None = None,
+def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: int | None = None,
                 model: ModelConfig | None = None) -> dict:
     """Samples per second of rollout + learning with the default configs (the figure of
     issue 7's throughput target), over ``updates`` updates after one warm-up update."""

@@ -25,3 +25,36 @@ def test_pimc_needs_its_context_and_a_known_bidding_mode():
     agent = PimcAgent().setup(Game())
     with pytest.raises(ValueError, match="context"):
         agent.act(np.zeros((1, 10), np.float32), np.ones((1, 64), bool))
+
+
+def test_a_bad_bid_evaluation_is_named():
+    with pytest.raises(ValueError, match="bid_eval"):
+        PimcAgent(bid_eval="guess")
+
+
+def test_played_out_hand_values_take_every_point_of_the_hand():
+    """bid_eval="playout": each sampled world is played to the last trick by the heuristic;
+    the declaring team's points and the others' make up all 42."""
+    from texas42_env.core import Game
+    from texas42_env.rules import DOUBLES
+    from texas42_env.worlds import worlds_from_state
+
+    game = Game()
+    st = game.reset(1, seed=3)
+    agent = PimcAgent(bid_worlds=8, bid_eval="playout", seed=2).setup(game)
+    seat = int(st.to_move[0])
+    worlds = worlds_from_state(game, st, 0, seat, 8, np.random.default_rng(0)).states(game)
+    pts = agent._play_out(game, worlds, seat, DOUBLES)
+    assert pts.shape == (8,) and ((pts >= 0) & (pts <= 42)).all()
+    assert (worlds.points.sum(1) == 42).all()
+    assert (worlds.hands[:, seat] == 0).all()  # every tile played
+    assert (worlds.dealt[:, seat] == st.hands[0, seat]).all()  # the seat's own hand kept
+
+
+@pytest.mark.parametrize("bid_eval", ["solve", "playout"])
+def test_simulation_bids_are_legal_and_declared_contracts_allowed(bid_eval):
+    recs = []
+    agent = PimcAgent(n_worlds=2, bid_worlds=4, bid_eval=bid_eval, seed=3)
+    play_duplicate(RulesConfig.make(), agent, "heuristic", deals=4, seed=9,
+                   on_records=recs.extend)
+    assert len(recs) == 8

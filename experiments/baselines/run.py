@@ -29,16 +29,24 @@ def main() -> None:
     p.add_argument("--worlds", type=int, default=16)
     p.add_argument("--bid-worlds", type=int, default=16)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--only", default="", help="comma-separated matches to (re)run, e.g. "
+                   "'pimc vs heuristic'; the others are kept from results.json")
     args = p.parse_args()
-    config = vars(args)
+    only = [m.strip() for m in args.only.split(",") if m.strip()]
+    config = {k: v for k, v in vars(args).items() if k != "only"}
     (HERE / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     rules = RulesConfig.make()
     matches = [("heuristic", "random", args.pairs_fast), ("heuristic", "passive", args.pairs_fast),
                ("pimc", "random", args.pairs_pimc_random),
                ("pimc", "heuristic", args.pairs_pimc),
                ("pimc-play", "heuristic", args.pairs_pimc)]
+    old = json.loads((HERE / "results.json").read_text()) if only else {}
     results = {}
     for a, b, pairs in matches:
+        if only and f"{a} vs {b}" not in only:
+            if f"{a} vs {b}" in old:
+                results[f"{a} vs {b}"] = old[f"{a} vs {b}"]
+            continue
         t0 = time.time()
         if a.startswith("pimc"):  # pimc-play: PIMC play, the heuristic's bidding
             side_a = PimcAgent(n_worlds=args.worlds, bid_worlds=args.bid_worlds, seed=args.seed,
