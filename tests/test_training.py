@@ -16,6 +16,7 @@ import torch
 
 from agents.checkpoint import checkpoints_in, load_checkpoint
 from agents.neural import NeuralAgent
+from agents.ppo import PPOConfig
 from agents.training import TrainConfig, run_training
 from texas42_env.core import HAND_OVER, NO_ACTION, Game
 from texas42_env.observation import make_encoder
@@ -225,21 +226,28 @@ def test_six_player_self_play_trains(tmp_path):
 
 
 # ---------------------------------------------------------------------- Hydra
-def compose(*overrides):
+def compose(*overrides, name="train"):
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
     from omegaconf import OmegaConf
 
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
-        cfg = hydra_compose(config_name="train", overrides=list(overrides))
+        cfg = hydra_compose(config_name=name, overrides=list(overrides))
     return OmegaConf.to_container(cfg, resolve=True)
 
 
 def test_the_default_config_is_a_valid_training_config():
     config = TrainConfig.from_dict(compose())
     rules, model, ppo, opp, ev, warm = config.parts()
-    assert rules.ruleset == "standard" and ppo.tables == 512 and ev.against == ["random",
-                                                                                "heuristic"]
+    assert rules.ruleset == "standard" and ppo.tables == PPOConfig().tables
+    assert ev.against == ["random", "heuristic"] and warm.hands == 0
+
+
+def test_the_long_config_warm_starts_and_meets_the_heuristic_most():
+    config = TrainConfig.from_dict(compose(name="long"))
+    rules, model, ppo, opp, ev, warm = config.parts()
+    assert warm.hands > 0 and warm.agent == "heuristic"
+    assert opp.weights(0.5, True).argmax() == 2  # the heuristic is the likeliest opponent
 
 
 def test_the_six_player_env_group_gives_a_valid_config():
