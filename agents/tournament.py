@@ -180,7 +180,9 @@ def _play_all(cfg, todo, run_dir, results_path, done) -> None:
             bar.set_postfix_str(f"{row['key']['a']} vs {row['key']['b']}")
 
         if cfg.workers > 1 and len(jobs) > 1:
-            ctx = mp.get_context("spawn" if sys.platform == "darwin" else "fork")
+            # spawn, not fork: a forked child of a process whose torch thread pool has started
+            # (a neural agent checked or built here) can hang in its first matrix product
+            ctx = mp.get_context("spawn")
             with ctx.Pool(min(cfg.workers, len(jobs))) as pool:
                 for row in pool.imap_unordered(_play, jobs):
                     keep(row)
