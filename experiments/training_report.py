@@ -1,0 +1,91 @@
+"""Turn a training run folder into an experiment folder: its config, curves and an arena report.
+
+Run: `python experiments/training_report.py RUN_FOLDER OUT_FOLDER [--pairs 4000] [--seed 777]
+[--command "..."]`. Copies config.json, eval.jsonl and curves.png from the run, plays the
+run's newest checkpoint in duplicate matches against random and the heuristic on deals the
+training never saw (their own seed), and writes results.json and report.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.arena import play_duplicate, summarize  # noqa: E402
+from agents.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
+from agents.neural import NeuralAgent  # noqa: E402
+from texas42_env.rules import RulesConfig  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("run")
+    p.add_argument("out")
+    p.add_argument("--pairs", type=int, default=4000)
+    p.add_argument("--seed", type=int, default=777)
+    p.add_argument("--command", default="", help="the command that made the run")
+    args = p.parse_args()
+    run, out = Path(args.run), Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("config.json", "eval.jsonl", "curves.png"):
+        shutil.copy(run / name, out / name)
+    ckpt = latest_checkpoint(run)
+    data = load_checkpoint(ckpt, require=("model", "step"))
+    step = data["step"]
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    train_s = sum(m["perf/rollout_s"] + m["perf/learn_s"] for m in metrics)
+    sps = step["samples"] / train_s if train_s else float("nan")
+    agent = NeuralAgent(path=str(ckpt))
+    agent.name = "learned"
+    rules = RulesConfig.make()
+    results = {}
+    for opp in ("random", "heuristic"):
+        t0 = time.time()
+        s = summarize(play_duplicate(rules, agent, opp, args.pairs, seed=args.seed, chunk=2048),
+                      n_boot=1000, seed=args.seed)
+        s["seconds"] = round(time.time() - t0, 1)
+        results[f"learned vs {opp}"] = s
+        print(f"learned vs {opp}: {s['marks_per_hand']}", flush=True)
+    (out / "results.json").write_text(json.dumps(
+        {"checkpoint": ckpt.name, "step": step, "pairs": args.pairs, "seed": args.seed,
+         "ppo_seconds": round(train_s, 1), "ppo_samples_per_s": round(sps),
+         "matches": results}, indent=2) + "\n")
+    evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+    lines = [f"# Training run: {out.name}", ""]
+    if args.command:
+        lines += ["```bash", args.command, "```", ""]
+    lines += [f"{step['update']} PPO updates, {step['samples']:,} samples, {step['hands']:,} "
+              f"hands; rollout + learning {train_s / 60:.1f} min at {sps:,.0f} samples/s "
+              f"(2 CPU cores, shared with other work); config in config.json, curves in "
+              f"curves.png.", "",
+              f"## Arena: the final checkpoint ({ckpt.name}), {args.pairs} duplicate deal "
+              f"pairs, seed {args.seed} (deals training never saw)", "",
+              "| match | marks/hand (A-B) [95% CI] | A made | B made | A bid |",
+              "|---|---|---|---|---|"]
+    for name, s in results.items():
+        m, lo, hi = s["marks_per_hand"]
+        lines.append(f"| {name} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] | "
+                     f"{s['a_made_rate'][0]:.2f} | {s['b_made_rate'][0]:.2f} | "
+                     f"{s['a_bid_rate'][0]:.2f} |")
+    lines += ["", "## Evaluations during training (eval.jsonl)", "",
+              "| update | vs random | vs heuristic |", "|---|---|---|"]
+    for e in evals:
+        cells = []
+        for opp in ("random", "heuristic"):
+            if opp in e:
+                m, lo, hi = e[opp]["marks_per_hand"]
+                cells.append(f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+            else:
+                cells.append("")
+        lines.append(f"| {e['update']} | {cells[0]} | {cells[1]} |")
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
