@@ -21,7 +21,7 @@ VERSION = 1
 _NAME = re.compile(r"^ckpt_(\d+)\.pt$")
 
 
-class CheckpointError(Exception):
+class CheckpointError(ValueError):
     """A checkpoint file that cannot be used; the message names the file and the fault."""
 
 

@@ -1,4 +1,5 @@
-"""The ``texas42`` command: ``replay``, ``bench``, ``solve``, ``match`` and ``demo``."""
+"""The ``texas42`` command: ``replay``, ``bench``, ``solve``, ``match``, ``demo``, ``play``
+and ``show``."""
 
 from __future__ import annotations
 
@@ -224,6 +225,72 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    from agents.play import TerminalGame, seat_bots
+
+    from .rules import ConfigError, RulesConfig
+
+    try:
+        if args.hands is not None and args.hands < 1:
+            raise ValueError(f"--hands must be at least 1, got {args.hands}")
+        rules = RulesConfig.from_options(args.ruleset, json.loads(args.rules))
+        per_seat = {}
+        for item in args.bot:
+            seat, eq, spec = item.partition("=")
+            if not eq or not seat.strip().isdigit() or not spec:
+                raise ValueError(f"--bot {item!r}: expected SEAT=AGENT (e.g. 1=pimc)")
+            per_seat[int(seat)] = spec
+        given = {s: parse_agent_spec(x) for s, x in per_seat.items()}
+        partner = parse_agent_spec(args.partner) if args.partner else None
+        opponents = parse_agent_spec(args.opponents) if args.opponents else None
+        specs = seat_bots(rules, args.seat, partner, opponents, given)
+        table = TerminalGame(rules, specs, seat=args.seat, seed=args.seed, reveal=args.reveal)
+    except Exception as e:  # noqa: BLE001 - only the errors of a bad option are answered
+        # a checkpoint that does not load (neural bots): its module, with torch, is imported
+        # only when such a bot is asked for
+        checkpoint = sys.modules.get("agents.checkpoint")
+        if not isinstance(e, (ValueError, ConfigError)) and not (
+                checkpoint and isinstance(e, checkpoint.CheckpointError)):
+            raise
+        print(f"texas42 play: {e}", file=sys.stderr)  # JSON errors are ValueErrors
+        return 2
+    try:
+        table.run(hands=args.hands, out=args.out)
+    except BrokenPipeError:  # the reader went away
+        sys.stderr.close()
+    except OSError as e:
+        print(f"texas42 play: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from agents.show import show_text
+
+    from .records import RecordError
+
+    name = "<stdin>" if args.file == "-" else args.file
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+    except OSError as e:
+        print(f"texas42 show: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 2
+    try:
+        for block in show_text(text, analyse=args.analyse):
+            print(block, end="\n\n", flush=True)
+    except RecordError as e:
+        print(f"texas42 show: {name}: line {e.line}: field {e.field!r}: {e.message}",
+              file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        sys.stderr.close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="texas42", description="Texas 42 research toolkit")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -269,6 +336,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="also write the game records to this file")
     p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser("play", help="play a game in the terminal against bots")
+    p.add_argument("--ruleset", choices=("standard", "six-player"), default="standard")
+    p.add_argument("--rules", default="{}", help="rules.md options as JSON, e.g. "
+                   '\'{"target": 3, "nello": false}\'')
+    p.add_argument("--seed", type=int, default=0, help="the deals and the bots' own draws")
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--partner", default=None, help="your partner(s): NAME or "
+                   "NAME:KEY=VALUE,... (default heuristic; six-player random)")
+    p.add_argument("--opponents", default=None, help="the other team, the same way")
+    p.add_argument("--bot", action="append", default=[], metavar="SEAT=AGENT",
+                   help="the agent at one seat (repeatable; over --partner/--opponents)")
+    p.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    p.add_argument("--reveal", action="store_true", help="show every hand after each hand")
+    p.add_argument("--out", default=None, help="write the records (JSON Lines) to this file")
+    p.set_defaults(func=_cmd_play)
+
+    p = sub.add_parser("show", help="tell game records hand by hand, trick by trick")
+    p.add_argument("file", help="a record, a file of records (JSON Lines), or - for stdin")
+    p.add_argument("--analyse", "--analyze", action="store_true",
+                   help="judge each play with the exact solver (points lost to perfect play)")
+    p.set_defaults(func=_cmd_show)
 
     args = parser.parse_args(argv)
     return args.func(args)
