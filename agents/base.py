@@ -85,7 +85,16 @@ def make_agent(spec: str | dict[str, Any], **kwargs: Any) -> Agent:
         name = spec
     if name not in REGISTRY:
         raise ValueError(f"unknown agent {name!r}; registered: {', '.join(sorted(REGISTRY))}")
-    agent = REGISTRY[name](**kwargs)
+    try:
+        agent = REGISTRY[name](**kwargs)
+    except TypeError as e:  # a misspelt or unknown option
+        import inspect
+
+        target = REGISTRY[name]
+        target = target.__init__ if inspect.isclass(target) else target
+        params = [p for p in inspect.signature(target).parameters if p not in ("self", "kwargs")]
+        raise ValueError(f"agent {name!r}: {e}; its options: {', '.join(params) or 'none'}") \
+            from None
     agent.name = name if not kwargs else f"{name}({', '.join(f'{k}={v}' for k, v in sorted(kwargs.items()))})"
     return agent
 

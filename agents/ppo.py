@@ -60,6 +60,9 @@ class PPOConfig:
 
     def __post_init__(self):
         check_reward(self.reward)
+        if self.reward == "game":  # an update plays single hands: a game never ends in one
+            raise ValueError("algorithm.reward: 'game' needs whole games; allowed: marks, "
+                             "points")
         positive = ("tables", "epochs", "minibatch", "lr")
         for name in positive:
             if not getattr(self, name) > 0:
@@ -232,6 +235,14 @@ class Trainer:
         made = st.made[st.bidder >= 0]
         stats = {"rollout/hand_steps": step, "rollout/made_rate": float((made == 1).mean())
                  if made.size else 0.0}
+        # the learner team's reward per hand against the opponents other than itself
+        mine = team_rewards(st, np.arange(B), self.cfg.reward)[np.arange(B), learner_team]
+        others = kind != 0
+        stats["rollout/learner_return"] = float(mine[others].mean()) if others.any() \
+            else float("nan")
+        for i, k in enumerate(OPPONENT_KINDS[1:], start=1):
+            if (kind == i).any():
+                stats[f"rollout/return_vs_{k}"] = float(mine[kind == i].mean())
         for i, k in enumerate(OPPONENT_KINDS):
             stats[f"opponents/{k}"] = float(w[i])
         return Rollout(cat["obs"], cat["cobs"], cat["masks"], cat["actions"], cat["logp"],
@@ -344,7 +355,6 @@ class Trainer:
         out = {f"losses/{k}": float(np.mean(v)) for k, v in logs.items() if v}
         out["losses/explained_variance"] = float(1 - np.var(ret_np - ro.values) / var) \
             if var > 0 else 0.0
-        out["rollout/mean_return"] = float(ro.rewards.sum() / max(1, ro.hands))
         return out
 
     def train_update(self) -> dict[str, float]:

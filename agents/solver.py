@@ -35,7 +35,18 @@ from typing import Iterable, Iterator
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
+
+try:  # one count-trailing-zeros instruction (numba's internal intrinsic)
+    from numba.cpython.unsafe.numbers import trailing_zeros
+except ImportError:  # a numba without it: de Bruijn multiplication
+    _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                          31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], np.int64)
+
+    @njit(cache=True, inline="always")
+    def trailing_zeros(bit):
+        if bit >> 32:
+            return 32 + _DEBRUIJN[(((bit >> 32) * 0x077CB531) & 0xFFFFFFFF) >> 27]
+        return _DEBRUIJN[((bit * 0x077CB531) & 0xFFFFFFFF) >> 27]
 
 from texas42_env import tiles as T
 from texas42_env.core import PHASE_NAMES, PLAYING, Game, State

@@ -2,7 +2,7 @@
 
 ``run_training(config, run_dir)`` is what ``scripts/train.py`` (Hydra) calls. The run folder
 gets ``checkpoints/ckpt_<update>.pt`` (every ``checkpoint_every`` updates, at the end, and on
-Ctrl-C; the newest ``keep_checkpoints`` kept), ``tb/`` (TensorBoard events), ``eval.jsonl``
+Ctrl-C, which stops after the update in progress; the newest ``keep_checkpoints`` kept), ``tb/`` (TensorBoard events), ``eval.jsonl``
 (one line per evaluation) and ``config.json`` (the resolved config).
 
 ``metrics.jsonl`` (the logged figures of every update) and ``curves.png`` (evaluations and
@@ -10,8 +10,10 @@ training curves, redrawn at each evaluation and at the end).
 
 ``resume=`` (a run folder or a checkpoint file) continues a run exactly where its checkpoint
 left it: the saved config is used (only ``updates``, ``eval``, ``progress`` and ``threads``
-may change), the weights, optimizer, pool and generators are restored, and deals continue
-from the next update's games.
+given on the command line change it; a new ``updates`` also stretches the opponent schedule,
+which is laid over the run's length), the weights, optimizer, pool and generators are
+restored, deals continue from the next update's games, log lines after the checkpoint are
+dropped and later checkpoints (an abandoned continuation) are renamed ``*.superseded-<time>``.
 """
 
 from __future__ import annotations
@@ -93,10 +95,30 @@ class TrainConfig:
                 out.append(kind(**getattr(self, name)))
             except TypeError as e:
                 allowed = ", ".join(f.name for f in fields(kind))
-                raise ConfigError(f"{name}: {e}; allowed keys: {allowed}") from None
+                if "unexpected keyword" in str(e):
+                    raise ConfigError(f"{name}: {e}; allowed keys: {allowed}") from None
+                raise ConfigError(f"{name}: a value of the wrong type ({e})") from None
             except ValueError as e:
                 raise ConfigError(str(e)) from None
         model, ppo, opp, ev, warm = out
+        for name, value, low in (("updates", self.updates, 1),
+                                 ("checkpoint_every", self.checkpoint_every, 1),
+                                 ("keep_checkpoints", self.keep_checkpoints, 1),
+                                 ("threads", self.threads, 1), ("eval.every", ev.every, 0),
+                                 ("eval.pairs", ev.pairs, 1), ("warm_start.hands", warm.hands, 0),
+                                 ("warm_start.epochs", warm.epochs, 1)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ConfigError(f"{name} must be a whole number >= {low}, got {value!r}")
+        from .base import REGISTRY
+
+        for where, name in [("eval.against", a) for a in ev.against] + \
+                [("warm_start.agent", warm.agent)]:
+            if name not in REGISTRY:
+                raise ConfigError(f"{where}: unknown agent {name!r}; registered: "
+                                  f"{', '.join(sorted(REGISTRY))}")
+            if getattr(REGISTRY[name], "needs_state", False):
+                raise ConfigError(f"{where}: {name!r} searches (it needs the tables' state); "
+                                  "choose an agent that plays from observations")
         if rules.ruleset != "standard":
             if ev.against or (warm.hands and warm.agent != "random"):
                 raise ConfigError("the heuristic and the duplicate arena play the standard "
@@ -124,8 +146,13 @@ def evaluate(trainer: Trainer, ev: EvalConfig) -> dict[str, Any]:
     return out
 
 
-def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
-    """Train; returns the last evaluation and where the final checkpoint is."""
+def run_training(config: TrainConfig, run_dir: str | Path,
+                 given: set[str] | None = None) -> dict[str, Any]:
+    """Train; returns the last evaluation and where the final checkpoint is.
+
+    On resume, ``given`` names the keys the user set (the Hydra app passes the command
+    line's): only those of ``MAY_CHANGE_ON_RESUME`` replace the run's saved values; ``None``
+    means every one in ``config`` does (for callers that build the config themselves)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
@@ -137,7 +164,8 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
         saved = resumed["train_config"]
         changed = {k: v for k, v in asdict(config).items()
                    if k not in MAY_CHANGE_ON_RESUME and saved.get(k) != v}
-        keep = {k: v for k, v in asdict(config).items() if k in MAY_CHANGE_ON_RESUME}
+        keep = {k: v for k, v in asdict(config).items()
+                if k in MAY_CHANGE_ON_RESUME and (given is None or k in given)}
         config = TrainConfig.from_dict({**saved, **keep})
         run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
         if changed:
@@ -155,13 +183,21 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
         print(f"resumed {ckpt} at update {trainer.update}")
         for name in ("metrics.jsonl", "eval.jsonl"):  # drop what came after the checkpoint
             _truncate_jsonl(run_dir / name, trainer.update)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for later in checkpoints_in(ck_dir):  # kept under another name, never resumed by
+            if int(later.stem.split("_")[1]) > trainer.update:  # mistake, never deleted
+                later.rename(later.with_name(f"{later.name}.superseded-{stamp}"))
+                print(f"resume: {later.name} came after the checkpoint resumed from; kept as "
+                      f"{later.name}.superseded-{stamp}")
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
         if checkpoints_in(ck_dir):
             raise ConfigError(f"{run_dir} already holds checkpoints: continue it with "
                               f"resume={run_dir}, or choose another folder")
     (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2) + "\n")
-    writer = SummaryWriter(str(run_dir / "tb"), purge_step=trainer.update or None)
+    # events after the checkpoint (an abandoned continuation) are hidden from TensorBoard
+    writer = SummaryWriter(str(run_dir / "tb"),
+                           purge_step=trainer.update + 1 if trainer.update else None)
 
     def save() -> Path:
         payload = trainer.state_dict()
@@ -195,17 +231,21 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
     bar = tqdm(total=config.updates, initial=trainer.update, disable=not config.progress,
                desc="train", unit="update", dynamic_ncols=True)
     t_start, s_start = time.perf_counter(), trainer.samples
+    stop = _StopAtBoundary()
     try:
         while trainer.update < config.updates:
+            if stop.requested:
+                raise KeyboardInterrupt
             logs = trainer.train_update()
             for k, v in logs.items():
                 writer.add_scalar(k, v, trainer.update)
-            with open(run_dir / "metrics.jsonl", "a") as f:
+            with open(run_dir / "metrics.jsonl", "a") as f:  # NaN (no such table) as null
                 f.write(json.dumps({"update": trainer.update, "samples": trainer.samples,
-                                    **{k: round(float(v), 6) for k, v in logs.items()}}) + "\n")
+                                    **{k: None if v != v else round(float(v), 6)
+                                       for k, v in logs.items()}}) + "\n")
             bar.update(1)
             bar.set_postfix(sps=f"{logs['perf/samples_per_s']:.0f}",
-                            ret=f"{logs['rollout/mean_return']:+.2f}")
+                            ret=f"{logs['rollout/learner_return']:+.2f}")
             if ev.against and ev.every and trainer.update % ev.every == 0:
                 last_eval = do_eval()
                 bar.write(_eval_line(trainer.update, last_eval))
@@ -213,11 +253,17 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
             if trainer.update % config.checkpoint_every == 0:
                 save()
     except KeyboardInterrupt:
-        path = save()
+        stop.restore()
         bar.close()
+        if stop.requested and not stop.forced:  # between updates: the state is whole
+            path = save()
+            print(f"\ninterrupted: saved {path}; continue with resume={run_dir}")
+        else:
+            print(f"\ninterrupted; the newest checkpoint in {ck_dir} is where resume= "
+                  f"continues from")
         writer.close()
-        print(f"\ninterrupted: saved {path}; continue with resume={run_dir}")
         raise
+    stop.restore()
     bar.close()
     elapsed = time.perf_counter() - t_start
     if ev.against and (not ev.every or trainer.update % ev.every or not last_eval):
@@ -232,6 +278,35 @@ def run_training(config: TrainConfig, run_dir: str | Path) -> dict[str, Any]:
     return {"eval": last_eval, "checkpoint": str(path), "update": trainer.update,
             "samples": trainer.samples, "seconds": elapsed,
             "samples_per_s": (trainer.samples - s_start) / max(elapsed, 1e-9)}
+
+
+class _StopAtBoundary:
+    """The first Ctrl-C asks the loop to stop after the update in progress (a checkpoint
+    mid-update would hold half-used generators and half-updated weights); a second one
+    interrupts at once. Only in the main thread; restored on the way out."""
+
+    def __init__(self):
+        import signal
+        import threading
+
+        self.requested = self.forced = False
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum, frame):
+        if self.requested:
+            self.forced = True
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nstopping after this update (Ctrl-C again to stop now, without saving)")
+
+    def restore(self):
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -281,12 +356,14 @@ def plot_run(run_dir: str | Path) -> Path | None:
     ax.set_title("duplicate evaluation: marks per hand (95% CI)")
     if names:
         ax.legend()
-    for ax, keys, title in ((axes[0, 1], ["rollout/mean_return"], "mean return per hand"),
+    for ax, keys, title in ((axes[0, 1], ["rollout/learner_return"],
+                             "learner's return per hand vs other opponents"),
                             (axes[1, 0], ["losses/entropy_bid", "losses/entropy_play",
                                           "losses/explained_variance"], "entropy, expl. var."),
                             (axes[1, 1], ["perf/samples_per_s"], "samples per second")):
         for k in keys:
-            ax.plot(u, [m.get(k, float("nan")) for m in metrics], label=k.split("/")[1])
+            ax.plot(u, [float("nan") if m.get(k) is None else m[k] for m in metrics],
+                    label=k.split("/")[1])
         ax.set_title(title)
         if len(keys) > 1:
             ax.legend()

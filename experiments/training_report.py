@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.arena import play_duplicate, summarize  # noqa: E402
 from agents.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
+from agents.training import _read_jsonl  # noqa: E402
 from texas42_env.rules import RulesConfig  # noqa: E402
 
 
@@ -30,20 +31,23 @@ def main() -> None:
     p.add_argument("--pairs", type=int, default=4000)
     p.add_argument("--seed", type=int, default=777)
     p.add_argument("--command", default="", help="the command that made the run")
+    p.add_argument("--machine", default="2 CPU cores", help="where the run ran, for the report")
     args = p.parse_args()
     run, out = Path(args.run), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name in ("config.json", "eval.jsonl", "curves.png"):
-        shutil.copy(run / name, out / name)
+        if (run / name).is_file():
+            shutil.copy(run / name, out / name)
     ckpt = latest_checkpoint(run)
     data = load_checkpoint(ckpt, require=("model", "step"))
     step = data["step"]
-    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    metrics = _read_jsonl(run / "metrics.jsonl")
     train_s = sum(m["perf/rollout_s"] + m["perf/learn_s"] for m in metrics)
     sps = step["samples"] / train_s if train_s else float("nan")
     agent = NeuralAgent(path=str(ckpt))
     agent.name = "learned"
-    rules = RulesConfig.make()
+    saved = data.get("rules", {})
+    rules = RulesConfig.from_options(saved.get("ruleset", "standard"), saved.get("options"))
     results = {}
     for opp in ("random", "heuristic"):
         t0 = time.time()
@@ -56,13 +60,13 @@ def main() -> None:
         {"checkpoint": ckpt.name, "step": step, "pairs": args.pairs, "seed": args.seed,
          "ppo_seconds": round(train_s, 1), "ppo_samples_per_s": round(sps),
          "matches": results}, indent=2) + "\n")
-    evals = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+    evals = _read_jsonl(run / "eval.jsonl")
     lines = [f"# Training run: {out.name}", ""]
     if args.command:
         lines += ["```bash", args.command, "```", ""]
     lines += [f"{step['update']} PPO updates, {step['samples']:,} samples, {step['hands']:,} "
               f"hands; rollout + learning {train_s / 60:.1f} min at {sps:,.0f} samples/s "
-              f"(2 CPU cores, shared with other work); config in config.json, curves in "
+              f"({args.machine}); config in config.json, curves in "
               f"curves.png.", "",
               f"## Arena: the final checkpoint ({ckpt.name}), {args.pairs} duplicate deal "
               f"pairs, seed {args.seed} (deals training never saw)", "",

@@ -2,7 +2,9 @@
 # Set up .venv for texas42: `bash scripts/setup.sh` (the package), `bash scripts/setup.sh --dev`
 # (plus the test tools). PyTorch is installed first, pinned to torch==2.13.0, when the venv has
 # none: pyproject only asks for torch>=2.2, and a bare torch requirement can pull a build many
-# GB large. Install another torch into .venv beforehand to use it instead.
+# GB large. Where your package index serves torch 2.13.0 with CUDA and you want the CPU build,
+# install it into .venv beforehand from PyTorch's CPU wheel index (see PyTorch's install
+# page); any torch already in .venv is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv

@@ -25,7 +25,9 @@ def main(cfg: DictConfig) -> None:
     plain = OmegaConf.to_container(cfg, resolve=True)
     try:
         config = TrainConfig.from_dict(plain)
-        out = run_training(config, Path(HydraConfig.get().runtime.output_dir))
+        hc = HydraConfig.get()
+        given = {o.split("=", 1)[0].lstrip("+~").split(".", 1)[0] for o in hc.overrides.task}
+        out = run_training(config, Path(hc.runtime.output_dir), given=given)
     except (ConfigError, CheckpointError) as e:
         raise SystemExit(f"train: {e}") from None
     print(f"\n{out['update']} updates, {out['samples']} samples, "

@@ -346,9 +346,20 @@ def test_train_update_counts_samples_hands_and_updates():
     assert trainer.update == 1 and trainer.hands == 32
     assert trainer.samples == logs["perf/samples"] > 32 * 4
     for key in ("losses/pg_loss", "losses/v_loss", "losses/entropy", "losses/approx_kl",
-                "losses/clipfrac", "losses/explained_variance", "rollout/mean_return",
+                "losses/clipfrac", "losses/explained_variance",
                 "perf/samples_per_s", "opponents/self_play"):
         assert math.isfinite(logs[key]), key
+
+
+def test_the_learner_return_is_its_teams_marks_against_the_other_opponents():
+    only_self = make_trainer(seed=12, opponents=SELF_PLAY)
+    assert math.isnan(only_self.rollout().stats["rollout/learner_return"])
+    trainer = make_trainer(seed=12, opponents=HEURISTIC)
+    ro = trainer.rollout()
+    # every learner seat's last decision of a hand holds its team's reward: two per table
+    per_table = ro.rewards.sum() / 2 / ro.hands
+    assert ro.stats["rollout/learner_return"] == pytest.approx(per_table)
+    assert ro.stats["rollout/return_vs_heuristic"] == ro.stats["rollout/learner_return"]
 
 
 @pytest.mark.parametrize("opponents", [

@@ -92,12 +92,11 @@ def test_a_run_writes_per_update_metrics_curves_and_a_latest_link(run):
     assert latest.is_symlink() and latest.resolve() == folder.resolve()
 
 
-def test_resume_drops_the_lines_logged_after_its_checkpoint(run, tmp_path):
+def test_resume_drops_the_lines_and_sets_aside_the_checkpoints_after_its_checkpoint(
+        run, tmp_path):
     folder, _, _ = run
     copy = tmp_path / "copy"
-    shutil.copytree(folder, copy)  # logs run to update 4; resume from the checkpoint at 2
-    for p in checkpoints_in(copy / "checkpoints")[1:]:
-        p.unlink()
+    shutil.copytree(folder, copy)  # logs and checkpoints run to update 4; resume from 2
     config = TrainConfig.from_dict(dict(resume=str(copy / "checkpoints" / "ckpt_000002.pt"),
                                         updates=4, threads=1, progress=False))
     run_training(config, tmp_path / "not-used")
@@ -105,6 +104,53 @@ def test_resume_drops_the_lines_logged_after_its_checkpoint(run, tmp_path):
     assert [m["update"] for m in metrics] == [1, 2, 3, 4]
     evals = [json.loads(line) for line in (copy / "eval.jsonl").read_text().splitlines()]
     assert [e["update"] for e in evals] == [2, 4]
+    aside = sorted(p.name.split(".superseded")[0] for p in (copy / "checkpoints").iterdir()
+                   if ".superseded-" in p.name)
+    assert aside == ["ckpt_000003.pt", "ckpt_000004.pt"]  # kept, but never resumed from
+    a = load_checkpoint(folder / "checkpoints" / "ckpt_000004.pt")
+    b = load_checkpoint(copy / "checkpoints" / "ckpt_000004.pt")
+    for key, value in a["model"]["state_dict"].items():
+        assert torch.equal(value, b["model"]["state_dict"][key]), key
+
+
+def test_ctrl_c_stops_after_the_update_in_progress_and_saves_a_whole_checkpoint(
+        run, tmp_path, monkeypatch):
+    import os
+    import signal
+
+    from agents.ppo import Trainer
+
+    folder, config, _ = run
+    real = Trainer.train_update
+
+    def update_then_interrupt(self):
+        if self.update == 1:  # Ctrl-C arrives in the middle of the second update
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(self)
+
+    monkeypatch.setattr(Trainer, "train_update", update_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run_training(TrainConfig.from_dict(tiny(checkpoint_every=10)), tmp_path / "cut")
+    names = [p.name for p in checkpoints_in(tmp_path / "cut" / "checkpoints")]
+    assert names == ["ckpt_000002.pt"]
+    a = load_checkpoint(folder / "checkpoints" / "ckpt_000002.pt")
+    b = load_checkpoint(tmp_path / "cut" / "checkpoints" / "ckpt_000002.pt")
+    for key, value in a["model"]["state_dict"].items():
+        assert torch.equal(value, b["model"]["state_dict"][key]), key
+    assert a["rng"]["numpy"] == b["rng"]["numpy"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("over, named", [
+    (dict(checkpoint_every=0), "checkpoint_every"),
+    (dict(eval=dict(against=["heurstic"])), "heurstic"),
+    (dict(eval=dict(against=["pimc"])), "searches"),
+    (dict(algorithm=dict(reward="game")), "reward"),
+    (dict(algorithm=dict(tables="many")), "algorithm"),
+])
+def test_bad_training_settings_are_named_before_training(over, named):
+    with pytest.raises(ConfigError, match=named):
+        TrainConfig.from_dict(tiny(**over)).parts()
 
 
 def test_a_run_logs_tensorboard_scalars(run):
@@ -117,7 +163,7 @@ def test_a_run_logs_tensorboard_scalars(run):
     acc.Reload()
     tags = set(acc.Tags()["scalars"])
     for tag in ("losses/pg_loss", "losses/v_loss", "losses/approx_kl", "losses/entropy",
-                "losses/clipfrac", "losses/explained_variance", "rollout/mean_return",
+                "losses/clipfrac", "losses/explained_variance", "rollout/learner_return",
                 "perf/samples_per_s", "eval/random/marks_per_hand",
                 "eval/heuristic/marks_per_hand", "warm_start/accuracy"):
         assert tag in tags, tag
