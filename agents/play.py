@@ -147,9 +147,8 @@ class TerminalGame:
     # ------------------------------------------------------------------ the game
     def run(self, hands: int | None = None, out: str | None = None) -> list[dict]:
         """Play to the end of the game (or ``hands`` hands, or until the person quits);
-        return the records of the hands, also written to ``out`` (JSON Lines) as they end."""
-        if out:
-            open(out, "w", encoding="utf-8").close()
+        return the records of the hands, also appended to ``out`` (JSON Lines) as they end
+        (an existing file keeps its records: games accumulate)."""
         game, st = self.game, self.st
         r = game.rules
         mates = [s for s in self.bots if (s - self.seat) % 2 == 0]

@@ -201,3 +201,12 @@ def test_play_command_reads_standard_input_and_writes_records_that_replay(tmp_pa
     rec = json.loads(out_file.read_text())
     assert rec["agents"] == ["person", "passive", "random", "random:seed=9"]
     assert replay(parse_record(rec))["complete"]
+
+
+def test_records_are_appended_to_an_existing_file(tmp_path):
+    out_file = tmp_path / "games.jsonl"
+    out_file.write_text('{"earlier": "game"}\n')
+    tg, _ = table(["1"] * 60, seed=4)
+    records = tg.run(hands=1, out=str(out_file))
+    lines = out_file.read_text().splitlines()
+    assert lines[0] == '{"earlier": "game"}' and len(lines) == 1 + len(records) == 2

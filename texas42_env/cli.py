@@ -350,7 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="the agent at one seat (repeatable; over --partner/--opponents)")
     p.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     p.add_argument("--reveal", action="store_true", help="show every hand after each hand")
-    p.add_argument("--out", default=None, help="write the records (JSON Lines) to this file")
+    p.add_argument("--out", default=None,
+                   help="append the records (JSON Lines) to this file as each hand ends")
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser("show", help="tell game records hand by hand, trick by trick")
