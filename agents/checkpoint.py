@@ -76,11 +76,18 @@ def load_checkpoint(path: str | os.PathLike, require: tuple[str, ...] = ("model"
     return data
 
 
+def checkpoint_update(path: str | os.PathLike) -> int:
+    """The update number in a checkpoint's name ``ckpt_<update>.pt``."""
+    m = _NAME.match(Path(path).name)
+    if not m:
+        raise CheckpointError(f"{path}: not named ckpt_<update>.pt")
+    return int(m.group(1))
+
+
 def checkpoints_in(folder: str | os.PathLike) -> list[Path]:
     """The checkpoints ``ckpt_<update>.pt`` of a run folder, oldest first."""
     folder = Path(folder)
-    found = [(int(m.group(1)), p) for p in folder.glob("ckpt_*.pt")
-             if (m := _NAME.match(p.name))]
+    found = [(checkpoint_update(p), p) for p in folder.glob("ckpt_*.pt") if _NAME.match(p.name)]
     return [p for _, p in sorted(found)]
 
 
@@ -99,9 +106,9 @@ def latest_checkpoint(where: str | os.PathLike) -> Path:
 
 def _earlier(path: Path) -> str:
     """'; the previous checkpoint X loads' where one does."""
-    mine = _NAME.match(path.name)
+    mine = checkpoint_update(path) if _NAME.match(path.name) else None
     for p in reversed(checkpoints_in(path.parent)):
-        if p == path or (mine and int(_NAME.match(p.name).group(1)) > int(mine.group(1))):
+        if p == path or (mine is not None and checkpoint_update(p) > mine):
             continue
         try:
             data = torch.load(p, map_location="cpu", weights_only=True)
@@ -112,5 +119,5 @@ def _earlier(path: Path) -> str:
     return ""
 
 
-__all__ = ["CheckpointError", "checkpoints_in", "latest_checkpoint", "load_checkpoint",
+__all__ = ["CheckpointError", "checkpoint_update", "checkpoints_in", "latest_checkpoint", "load_checkpoint",
            "save_checkpoint"]

@@ -336,14 +336,13 @@ class HeuristicAgent(Agent):
 
         bid = bids[bidder] if bidder >= 0 else -1
         allowed = [c for c in range(FOLLOW_ME + 1) if ok(c)]
+        c, est, laydown = self._best_trump(hand, allowed)
         if bid in (PLUNGE, SPLASH):
             # the partner holds (at least six) doubles: in follow-me they all walk, unless my
             # own hand is a lay-down with a trump
-            c, est, laydown = self._best_trump(hand, allowed)
             if not laydown and ok(FOLLOW_ME):
                 return FOLLOW_ME
             return self._check(legal, c)
-        c, est, laydown = self._best_trump(hand, allowed)
         if ok(NELLO) and not laydown and est < 30 and self._nello_hand(hand):
             return NELLO
         if ok(SEVENS) and bid >= MARKS0 and not laydown:
@@ -374,10 +373,7 @@ class HeuristicAgent(Agent):
             bid = bids[i][b] if b >= 0 else -1
             t = self._play_one(hands[i], legal[i], contract[i], led[i], trick[i], played[i],
                                voids[i], b, sit_out[i], bid)
-            if not legal[i] >> t & 1:
-                self.fallbacks += 1
-                t = (legal[i] & -legal[i]).bit_length() - 1
-            res.append(self.play0 + t)
+            res.append(self.play0 + self._check(legal[i], t))
         return res
 
     def _play_one(self, hand, legal, c, led, trick, played_by, voids, bidder, sit_out,

@@ -68,9 +68,6 @@ class PimcAgent(Agent):
     def act(self, observations, masks, context=None):
         if context is None:
             raise ValueError("PimcAgent needs the table's context (it searches)")
-        from .solver import solve_position  # numba: imported when first needed
-
-        self._solve = solve_position
         out = self.fallback.act(observations, masks)
         for i, (t, s) in enumerate(zip(context.tables, context.seats)):
             phase = int(context.state.phase[t])
@@ -85,11 +82,14 @@ class PimcAgent(Agent):
     # ------------------------------------------------------------------ play
     def _play(self, ctx, t, s, mask) -> int:
         game, st = ctx.game, ctx.state
+        from .solver import _solver  # numba: imported when first needed
+
         worlds = worlds_from_state(game, st, t, s, self.n_worlds, self.rng).states(game)
+        solver = _solver()
         total = np.zeros(T.N_TILES)
         for k in range(self.n_worlds):
-            for name, v in self._solve(game, worlds, k)["values"].items():
-                total[T.parse_tile(name)] += v
+            for tile, v in solver.position(game, worlds, k)[1].items():  # tile ids, no names
+                total[tile] += v
         p0 = game.actions.play0
         legal = np.flatnonzero(mask[p0:])
         mine = (s & 1) == (int(st.bidder[t]) & 1)
@@ -116,7 +116,10 @@ class PimcAgent(Agent):
             if self.bid_eval == "playout":
                 values[c] = self._play_out(game, base, s, c)
             else:
-                values[c] = np.array([self._solve_opening(game, base, k, s, c)
+                from .solver import solve_value
+
+                _open(game, base, s, c)
+                values[c] = np.array([solve_value(game, base, k)
                                       for k in range(self.bid_worlds)])
         if len(self._cache) >= 1024:
             self._cache.clear()
@@ -137,12 +140,7 @@ class PimcAgent(Agent):
             self._playout_encoder = make_encoder(self._playout_game)
         g, enc = self._playout_game, self._playout_encoder
         n = st.batch_size
-        st.phase[:] = PLAYING
-        st.bidder[:] = st.declarer[:] = st.leader[:] = st.to_move[:] = seat
-        st.contract[:] = contract
-        st.need[:] = 30
-        st.hands[:] = st.dealt
-        g._update_legal(st, np.arange(n))
+        _open(g, st, seat, contract)
         while True:
             active = np.flatnonzero(st.phase == PLAYING)
             if active.size == 0:
@@ -152,19 +150,6 @@ class PimcAgent(Agent):
                                           st.legal[active])
             g.step(st, a)
         return st.points[:, seat % 2].copy()
-
-    def _solve_opening(self, game, st: State, k: int, seat: int, contract: int) -> int:
-        """The value of world k's deal with ``seat`` declaring ``contract`` and leading."""
-        one = st.take([k])
-        one.phase[0] = PLAYING
-        one.bidder[0] = one.declarer[0] = one.leader[0] = one.to_move[0] = seat
-        one.contract[0] = contract
-        one.need[0] = 30
-        one.hands[0] = one.dealt[0]
-        game._update_legal(one, np.zeros(1, np.int64))
-        from .solver import solve_value
-
-        return solve_value(game, one, 0)
 
     @staticmethod
     def make_probability(values: dict[int, np.ndarray], need: int) -> tuple[float, int]:
@@ -209,6 +194,17 @@ class PimcAgent(Agent):
         if not legal:
             return fallback
         return c0 + self.make_probability(legal, need)[1]
+
+
+def _open(game, st: State, seat: int, contract: int) -> None:
+    """Every table of ``st`` (worlds at the bidding) at its opening lead: ``seat`` has won
+    the bid at 30, declared ``contract`` and leads."""
+    st.phase[:] = PLAYING
+    st.bidder[:] = st.declarer[:] = st.leader[:] = st.to_move[:] = seat
+    st.contract[:] = contract
+    st.need[:] = 30
+    st.hands[:] = st.dealt
+    game._update_legal(st, np.arange(st.batch_size))
 
 
 def pimc_positions(n: int, seed: int = 0):
@@ -257,10 +253,7 @@ def bench_pimc(n: int = 32, n_worlds: int = 16, seed: int = 0) -> dict:
     from agents.base import Context
 
     game, positions = pimc_positions(n + 1, seed)
-    from .solver import solve_position
-
     agent = PimcAgent(n_worlds=n_worlds, seed=seed).setup(game)
-    agent._solve = solve_position
     ms = []
     for k, (st, b) in enumerate(positions):
         ctx = Context(game, st, np.array([b]), np.array([int(st.to_move[b])]))

@@ -30,7 +30,7 @@ from torch import nn
 
 from texas42_env.core import HAND_OVER, NO_ACTION, Game
 from texas42_env.observation import make_encoder
-from texas42_env.rewards import check_reward, team_rewards
+from texas42_env.rewards import check_reward, seat_rewards, team_rewards
 from texas42_env.rules import RulesConfig
 from texas42_env.sampling import uniform_legal
 
@@ -169,7 +169,9 @@ class Trainer:
                                               self.game.actions.play0, self.model_cfg,
                                               self.policy.bid.critic_size))
         p = self._pool_policies[j]
-        p.load_state_dict(self.pool[j])
+        if getattr(p, "loaded", None) is not self.pool[j]:  # snapshots never change in place
+            p.load_state_dict(self.pool[j])
+            p.loaded = self.pool[j]
         return p
 
     def rollout(self) -> Rollout:
@@ -186,7 +188,7 @@ class Trainer:
         pending = np.full((B, S), -1, np.int64)
         chunks: dict[str, list] = {k: [] for k in ("obs", "cobs", "masks", "actions", "logp",
                                                    "values", "step")}
-        nxt_parts, rewards_parts = [], []
+        nxt_parts = []
         n = 0
         step = 0
         self.policy.eval()
@@ -217,26 +219,21 @@ class Trainer:
                 n += rows.size
             self._opponents_act(st, active & ~learn, seats, kind, member, actions)
             game.step(st, actions)
-            ended = np.flatnonzero(active & (st.phase >= HAND_OVER))
-            if ended.size:
-                r = team_rewards(st, ended, self.cfg.reward)  # [m, 2]
-                for s in range(S):
-                    last = pending[ended, s]
-                    ok = last >= 0
-                    rewards_parts.append((last[ok], r[ok, s % 2]))
             step += 1
         nxt = np.full(n, -1, np.int64)
-        rewards = np.zeros(n, np.float32)
         for a, b in nxt_parts:
             nxt[a] = b
-        for a, b in rewards_parts:
-            rewards[a] = b
+        # every hand is over: each learner seat's last decision gets its team's reward
+        r = team_rewards(st, np.arange(B), self.cfg.reward)  # [B, 2]
+        rewards = np.zeros(n, np.float32)
+        last = pending >= 0
+        rewards[pending[last]] = seat_rewards(r, S)[last]
         cat = {k: np.concatenate(v) if v else None for k, v in chunks.items()}
         made = st.made[st.bidder >= 0]
         stats = {"rollout/hand_steps": step, "rollout/made_rate": float((made == 1).mean())
                  if made.size else 0.0}
         # the learner team's reward per hand against the opponents other than itself
-        mine = team_rewards(st, np.arange(B), self.cfg.reward)[np.arange(B), learner_team]
+        mine = r[np.arange(B), learner_team]
         others = kind != 0
         stats["rollout/learner_return"] = float(mine[others].mean()) if others.any() \
             else float("nan")
@@ -253,11 +250,13 @@ class Trainer:
         if rows.size == 0:
             return
         k = kind[rows]
-        obs = self.encoder.encode(st, seats[rows], idx=rows)
         masks = st.legal[rows]
         sel = k == OPPONENT_KINDS.index("random")
         if sel.any():  # from the trainer's own generator, so a resumed run continues exactly
             actions[rows[sel]] = uniform_legal(masks[sel], self.rng)
+        if sel.all():
+            return  # random play reads the masks only
+        obs = self.encoder.encode(st, seats[rows], idx=rows)
         sel = k == OPPONENT_KINDS.index("heuristic")
         if sel.any():
             if self._heuristic is None:
@@ -312,10 +311,10 @@ class Trainer:
             for lo in range(0, n, cfg.minibatch):
                 mb = perm[lo:lo + cfg.minibatch]
                 play = is_play[mb]
-                mb = torch.cat([mb[play], mb[~play]])  # the play net's rows first
+                play_rows, bid_rows = mb[play], mb[~play]
+                mb = torch.cat([play_rows, bid_rows])  # the order of the outputs below
                 parts = []
-                for net, rows in ((self.policy.play, mb[:int(play.sum())]),
-                                  (self.policy.bid, mb[int(play.sum()):])):
+                for net, rows in ((self.policy.play, play_rows), (self.policy.bid, bid_rows)):
                     if rows.numel() == 0:
                         continue
                     logits, v = net(obs[rows], masks[rows],

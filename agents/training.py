@@ -30,8 +30,8 @@ import torch
 from texas42_env.rules import ConfigError, RulesConfig
 
 from .arena import play_duplicate, summarize
-from .checkpoint import (CheckpointError, checkpoints_in, latest_checkpoint, load_checkpoint,
-                         save_checkpoint)
+from .checkpoint import (CheckpointError, checkpoint_update, checkpoints_in,
+                         latest_checkpoint, load_checkpoint, save_checkpoint)
 from .nets import ModelConfig
 from .neural import NeuralAgent, policy_from_checkpoint
 from .ppo import OpponentsConfig, PPOConfig, Trainer
@@ -185,7 +185,7 @@ def run_training(config: TrainConfig, run_dir: str | Path,
             _truncate_jsonl(run_dir / name, trainer.update)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for later in checkpoints_in(ck_dir):  # kept under another name, never resumed by
-            if int(later.stem.split("_")[1]) > trainer.update:  # mistake, never deleted
+            if checkpoint_update(later) > trainer.update:  # mistake, never deleted
                 later.rename(later.with_name(f"{later.name}.superseded-{stamp}"))
                 print(f"resume: {later.name} came after the checkpoint resumed from; kept as "
                       f"{later.name}.superseded-{stamp}")
@@ -203,7 +203,7 @@ def run_training(config: TrainConfig, run_dir: str | Path,
         payload = trainer.state_dict()
         payload["train_config"] = asdict(config)
         path = save_checkpoint(ck_dir / f"ckpt_{trainer.update:06d}.pt", payload)
-        for old in checkpoints_in(ck_dir)[:-max(1, config.keep_checkpoints)]:
+        for old in checkpoints_in(ck_dir)[:-config.keep_checkpoints]:  # parts(): >= 1
             old.unlink()
         return path
 
@@ -309,7 +309,8 @@ class _StopAtBoundary:
             self._old = None
 
 
-def _read_jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict]:
+    """The objects of a JSON Lines log; a line torn by an interrupt is skipped."""
     out = []
     if path.is_file():
         for line in path.read_text().splitlines():
@@ -324,7 +325,7 @@ def _truncate_jsonl(path: Path, update: int) -> None:
     """Keep the lines of updates up to ``update`` (rewritten atomically)."""
     if not path.is_file():
         return
-    keep = [r for r in _read_jsonl(path) if r.get("update", 0) <= update]
+    keep = [r for r in read_jsonl(path) if r.get("update", 0) <= update]
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text("".join(json.dumps(r) + "\n" for r in keep))
     tmp.replace(path)
@@ -339,8 +340,8 @@ def plot_run(run_dir: str | Path) -> Path | None:
     import matplotlib.pyplot as plt
 
     run_dir = Path(run_dir)
-    metrics = _read_jsonl(run_dir / "metrics.jsonl")
-    evals = _read_jsonl(run_dir / "eval.jsonl")
+    metrics = read_jsonl(run_dir / "metrics.jsonl")
+    evals = read_jsonl(run_dir / "eval.jsonl")
     if not metrics:
         return None
     fig, axes = plt.subplots(2, 2, figsize=(11, 7))

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.arena import play_duplicate, summarize  # noqa: E402
 from agents.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
 from agents.neural import NeuralAgent  # noqa: E402
-from agents.training import _read_jsonl  # noqa: E402
+from agents.training import read_jsonl  # noqa: E402
 from texas42_env.rules import RulesConfig  # noqa: E402
 
 
@@ -41,7 +41,7 @@ def main() -> None:
     ckpt = latest_checkpoint(run)
     data = load_checkpoint(ckpt, require=("model", "step"))
     step = data["step"]
-    metrics = _read_jsonl(run / "metrics.jsonl")
+    metrics = read_jsonl(run / "metrics.jsonl")
     train_s = sum(m["perf/rollout_s"] + m["perf/learn_s"] for m in metrics)
     sps = step["samples"] / train_s if train_s else float("nan")
     agent = NeuralAgent(path=str(ckpt))
@@ -60,7 +60,7 @@ def main() -> None:
         {"checkpoint": ckpt.name, "step": step, "pairs": args.pairs, "seed": args.seed,
          "ppo_seconds": round(train_s, 1), "ppo_samples_per_s": round(sps),
          "matches": results}, indent=2) + "\n")
-    evals = _read_jsonl(run / "eval.jsonl")
+    evals = read_jsonl(run / "eval.jsonl")
     lines = [f"# Training run: {out.name}", ""]
     if args.command:
         lines += ["```bash", args.command, "```", ""]

@@ -382,10 +382,7 @@ class Game:
         """Start games ``game_ids`` afresh at tables ``idx`` (score 0, hand 0)."""
         idx = np.atleast_1d(np.asarray(idx, np.int64))
         game_ids = np.broadcast_to(np.asarray(game_ids, np.int64), idx.shape)
-        st.game_id[idx] = game_ids
-        st.hand_no[idx] = 0
-        st.score[idx] = 0
-        st.winner[idx] = -1
+        self._start_games(st, idx, game_ids)
         hands, cat = self.deal(st.seed, game_ids, 0)
         self.set_hands(st, idx, hands, self.first_dealer(st.seed, game_ids), cat)
 
@@ -417,14 +414,20 @@ class Game:
             raise ValueError(f"table {b}: deal_next needs its hand over")
         fresh = st.phase[idx] == GAME_OVER
         g = idx[fresh]
-        st.game_id[g] = np.asarray(new_game_ids, np.int64)[:g.size]
-        st.hand_no[idx] = np.where(fresh, 0, st.hand_no[idx] + 1)
-        st.score[g] = 0
-        st.winner[g] = -1
+        st.hand_no[idx] += 1
+        self._start_games(st, g, np.asarray(new_game_ids, np.int64)[:g.size])
         hands, cat = self.deal(st.seed, st.game_id[idx], st.hand_no[idx])
         dealer = np.where(fresh, self.first_dealer(st.seed, st.game_id[idx]),
                           (st.dealer[idx] + 1) % self.n_seats)
         self.set_hands(st, idx, hands, dealer, cat)
+
+    @staticmethod
+    def _start_games(st: State, idx, game_ids) -> None:
+        """Tables ``idx`` begin games ``game_ids``: hand 0, score 0, no winner."""
+        st.game_id[idx] = game_ids
+        st.hand_no[idx] = 0
+        st.score[idx] = 0
+        st.winner[idx] = -1
 
     def set_hands(self, st: State, idx, hands, dealer, cat=None) -> None:
         """Begin a hand at tables ``idx`` with the given hands (bitmasks) and dealer."""

@@ -65,7 +65,6 @@ class ObservationEncoder:
         self._rel = np.array([[(x - s) % S for x in range(S)] + [-1] for s in range(S)])
         self._rot = np.array([[(d + i) % S for i in range(S)] for d in range(S)])
         self._byte_bits = ((np.arange(256)[:, None] >> np.arange(8)[None, :]) & 1).astype(np.float32)
-        self._void_bits = ((np.arange(512)[:, None] >> np.arange(9)[None, :]) & 1).astype(np.float32)
         bid_names = "pass, 30..41, 1m..10m, plunge, splash" if not game.six else \
             "pass, level 60..88/176/264/352, trump 0s..6s/doubles/follow-me"
         spec = [
@@ -162,10 +161,6 @@ class ObservationEncoder:
             d = x - seats[:, None]
             return np.where(d < 0, np.where(x < 0, -1, d + S), d)
 
-        def rel_valid(x):  # as rel, for seats known to be valid
-            d = x - seats[:, None]
-            return np.where(d < 0, d + S, d)
-
         def one_hot(name, value, valid=None):
             if valid is None:
                 valid = value >= 0
@@ -234,9 +229,10 @@ class ObservationEncoder:
         out[:, o["score"]] = np.minimum(sc[rows, us] / g.target, 1)
         out[:, o["score"] + 1] = np.minimum(sc[rows, them] / g.target, 1)
         # voids (few): relative seat k of row i is absolute seat (seat + k) % S
-        vr, va = np.nonzero(st.voids[idx])
+        voids = st.voids[idx]
+        vr, va = np.nonzero(voids)
         if vr.size:
-            bits = (st.voids[idx][vr, va][:, None] >> np.arange(9)[None, :]) & 1
+            bits = (voids[vr, va][:, None] >> np.arange(9)[None, :]) & 1
             k = va - seats[vr]
             k += S * (k < 0)
             cell = base[vr] + o["voids"] + k * 9
