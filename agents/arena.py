@@ -179,11 +179,12 @@ def _tally(st, ended, team_a, pair, stats: PairStats) -> None:
 
 
 def _boot(values_fn, n: int, n_boot: int, rng) -> tuple[float, float, float]:
-    est = values_fn(np.arange(n))
+    """``values_fn(rows)`` maps index arrays (last axis: deal pairs) to one value each."""
+    est = float(values_fn(np.arange(n)))
     if n < 2:
         return est, est, est
     samples = rng.integers(0, n, size=(n_boot, n))
-    boots = np.array([values_fn(s) for s in samples])
+    boots = np.concatenate([values_fn(samples[i:i + 100]) for i in range(0, n_boot, 100)])
     boots = boots[np.isfinite(boots)]
     if boots.size == 0:
         return est, float("nan"), float("nan")
@@ -200,20 +201,22 @@ def summarize(stats: PairStats, mode: str = "hands", n_boot: int = 1000,
     diff = (stats.a_marks - stats.b_marks) / np.maximum(stats.hands, 1)
 
     def ratio(num, den):
-        return lambda s: float(num[s].sum() / den[s].sum()) if den[s].sum() else float("nan")
+        def value(s):
+            d = den[s].sum(-1)
+            return np.where(d > 0, num[s].sum(-1) / np.maximum(d, 1), np.nan)
+        return value
 
     out = {
         "pairs": n,
         "hands": int(stats.hands.sum()),
-        "marks_per_hand": list(_boot(lambda s: float(diff[s].mean()), n, n_boot, rng)),
+        "marks_per_hand": list(_boot(lambda s: diff[s].mean(-1), n, n_boot, rng)),
         "a_made_rate": list(_boot(ratio(stats.a_made, stats.a_bids), n, n_boot, rng)),
         "b_made_rate": list(_boot(ratio(stats.b_made, stats.b_bids), n, n_boot, rng)),
         "a_bid_rate": [float(stats.a_bids.sum() / max(stats.hands.sum(), 1))],
         "b_bid_rate": [float(stats.b_bids.sum() / max(stats.hands.sum(), 1))],
     }
     if mode == "games":
-        out["a_win_rate"] = list(_boot(lambda s: float(stats.a_wins[s].mean() / 2), n, n_boot,
-                                       rng))
+        out["a_win_rate"] = list(_boot(lambda s: stats.a_wins[s].mean(-1) / 2, n, n_boot, rng))
     return out
 
 
