@@ -4,6 +4,8 @@ learned), the duplicate arena and ratings."""
 from .base import REGISTRY, Agent, RandomAgent, make_agent, register
 from .heuristic import HeuristicAgent  # registers "heuristic"
 from .pimc import PimcAgent  # registers "pimc" (numba is imported when it first searches)
+from .bidding import SimBidder  # registers "simbid"
+from .bidnet import LearnedBidder  # registers "bidnet" (torch only when a net is loaded)
 
 
 def _neural(**kwargs):
@@ -15,4 +17,4 @@ def _neural(**kwargs):
 
 REGISTRY["neural"] = _neural
 
-__all__ = ["Agent", "HeuristicAgent", "PimcAgent", "RandomAgent", "REGISTRY", "make_agent", "register"]
+__all__ = ["Agent", "HeuristicAgent", "LearnedBidder", "PimcAgent", "RandomAgent", "SimBidder", "REGISTRY", "make_agent", "register"]

@@ -195,7 +195,8 @@ def _boot(values_fn, n: int, n_boot: int, rng) -> tuple[float, float, float]:
 def summarize(stats: PairStats, mode: str = "hands", n_boot: int = 1000,
               seed: int = 0) -> dict:
     """Mean marks per hand (A minus B), game win rate of A and made rates, each with a
-    bootstrap 95% CI over deal pairs: ``{name: [estimate, low, high]}``."""
+    bootstrap 95% CI over deal pairs: ``{name: [estimate, low, high]}``. Games mode adds
+    ``a_win_rate`` and ``marks_per_game`` (A's marks minus B's, per game)."""
     rng = np.random.default_rng(seed)
     n = len(stats.hands)
     diff = (stats.a_marks - stats.b_marks) / np.maximum(stats.hands, 1)
@@ -217,6 +218,9 @@ def summarize(stats: PairStats, mode: str = "hands", n_boot: int = 1000,
     }
     if mode == "games":
         out["a_win_rate"] = list(_boot(lambda s: stats.a_wins[s].mean(-1) / 2, n, n_boot, rng))
+        # each pair is two games: A's marks minus B's per game
+        per_game = (stats.a_marks - stats.b_marks) / 2.0
+        out["marks_per_game"] = list(_boot(lambda s: per_game[s].mean(-1), n, n_boot, rng))
     return out
 
 

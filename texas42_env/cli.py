@@ -212,6 +212,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.mode == "games":
         w, wlo, whi = s["a_win_rate"]
         print(f"  games won by A: {w:.3f} [{wlo:.3f}, {whi:.3f}]")
+        g, glo, ghi = s["marks_per_game"]
+        print(f"  marks per game, A - B: {g:+.3f} [{glo:+.3f}, {ghi:+.3f}]")
     if args.json:
         print(json.dumps(s))
     return 0

@@ -1,0 +1,413 @@
+"""Bidding from hand values: simulate a hand under each contract, then bid by expected game
+value.
+
+Hand values. A hand's value under a contract is the distribution of the points its team
+takes when its seat declares that contract and leads: ``worlds`` deals of the other 21
+tiles are sampled uniformly (what a seat knows before any bid) and each is either played
+out by a play agent at every seat, each seeing only its own view (``evaluate="playout"``,
+the heuristic by default; all tricks played), or solved exactly with both sides seeing
+everything (``evaluate="solve"``: double dummy, which overrates the declarer). ``HandValuer``
+does this for many hands at once (one vectorized play-out for all of them), and
+``make_curves`` turns the points into the chance of making each need 30..42.
+
+The bid rule (``BidRule``) takes those chances, the game score and the auction so far. Each
+legal bid is worth ``p * U(+m for us) + (1 - p) * U(+m for them)``, where ``p`` is the best
+chance over the contracts of taking the bid's points (42 for marks bids), ``m`` its marks and
+``U`` the chance of winning the game from the score that results (marks to the target, each
+later hand a coin flip; ``score_aware=False`` uses the marks difference instead). Passing is
+worth the same with the chance that our team takes the hand's marks anyway: ``q_partner``
+when the partner holds the bid, ``1 - q_opp`` when an opponent does, ``q_open`` when no one
+has bid. The seat takes the best. Nello, plunge and splash come from the heuristic (the
+solver covers neither nello nor sevens).
+
+``ValueBidder`` is the agent shell: bids and declares by the rule from estimates a subclass
+gives (``SimBidder``, registered ``simbid``: hand values simulated on the spot;
+``agents.bidnet.LearnedBidder``: a network's estimates), and plays with a separate play
+agent (``play=``, the heuristic by default) so bidders can be compared under identical play.
+Each bid it makes is logged with its predicted chance of making (``predictions``) for
+calibration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+
+from texas42_env import tiles as T
+from texas42_env.actions import MARKS0, NO_ACTION, PASS, PLUNGE, POINTS0, SPLASH
+from texas42_env.core import BIDDING, DECLARING, PLAYING, Game, State
+from texas42_env.observation import make_encoder
+from texas42_env.rules import DOUBLES, FOLLOW_ME, NELLO, SEVENS
+
+from .base import Agent, Context, make_agent, register
+
+CONTRACTS = tuple(range(7)) + (DOUBLES, FOLLOW_ME)  # 0s..6s, doubles, follow-me
+NEEDS = np.arange(30, 43)  # the points a bid needs: 30..41 and 42 (all, for marks bids)
+EVALUATIONS = ("playout", "solve")
+
+
+# ---------------------------------------------------------------------- hand values
+def deal_around(hands: np.ndarray, seat: int, n_worlds: int,
+                rng: np.random.Generator) -> np.ndarray:
+    """``n_worlds`` uniform deals of the other 21 tiles around each hand: uint64
+    [n, n_worlds, 4] with ``hands`` at ``seat``."""
+    hands = np.asarray(hands, np.uint64)
+    n = hands.size
+    bits = (hands[:, None] >> np.arange(T.N_TILES, dtype=np.uint64)) & np.uint64(1)
+    others = np.argsort(bits, axis=1, kind="stable")[:, :T.N_TILES - 7]  # [n, 21] tile ids
+    order = np.argsort(rng.random((n, n_worlds, T.N_TILES - 7)), axis=2)
+    tiles = np.take_along_axis(np.broadcast_to(others[:, None, :], order.shape), order, 2)
+    one = np.uint64(1) << tiles.astype(np.uint64)
+    parts = one.reshape(n, n_worlds, 3, 7).sum(axis=3, dtype=np.uint64)
+    dealt = np.empty((n, n_worlds, 4), np.uint64)
+    dealt[:, :, seat] = hands[:, None]
+    rest = [x for x in range(4) if x != seat]
+    dealt[:, :, rest] = parts
+    return dealt
+
+
+def open_tables(game: Game, st: State, seat: int, contract) -> None:
+    """Every table of ``st`` at its opening lead from its dealt hands: ``seat`` has won the
+    bid at 30, declared ``contract`` (one, or one per table) and leads."""
+    st.phase[:] = PLAYING
+    st.bidder[:] = st.declarer[:] = st.leader[:] = st.to_move[:] = seat
+    st.high_bidder[:] = seat
+    st.high_action[:] = POINTS0
+    st.contract[:] = contract
+    st.need[:] = 30
+    st.hands[:] = st.dealt
+    game._update_legal(st, np.arange(st.batch_size))
+
+
+def play_out(game: Game, st: State, agent: Agent, encoder=None) -> None:
+    """Play every table of ``st`` to the end of its hand, ``agent`` at every seat."""
+    encoder = encoder if encoder is not None else make_encoder(game)
+    n = st.batch_size
+    while True:
+        active = np.flatnonzero(st.phase == PLAYING)
+        if active.size == 0:
+            return
+        a = np.full(n, NO_ACTION, np.int64)
+        seats = st.to_move[active]
+        obs = encoder.encode(st, seats, idx=active) if agent.needs_observation else None
+        ctx = Context(game, st, active, seats) if agent.needs_state else None
+        a[active] = agent.act(obs, st.legal[active], ctx)
+        game.step(st, a)
+
+
+class HandValuer:
+    """Points a hand's team takes under each contract of ``contracts`` in ``worlds`` sampled
+    deals, its seat declaring and leading (see the module's docstring).
+
+    ``evaluate``: ``"playout"`` (``play`` agent at every seat, all tricks played) or
+    ``"solve"`` (exact, double dummy). ``batch``: tables played out at once.
+    """
+
+    def __init__(self, rules=None, evaluate: str = "playout", play: str | Agent = "heuristic",
+                 worlds: int = 16, contracts=CONTRACTS, batch: int = 8192):
+        from texas42_env.rules import RulesConfig
+
+        if evaluate not in EVALUATIONS:
+            raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
+        if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or worlds < 1:
+            raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
+        rules = rules or RulesConfig.make()
+        if rules.ruleset != "standard":
+            raise ValueError("hand values are simulated for the standard ruleset only")
+        bad = [c for c in contracts if c not in CONTRACTS]
+        if bad or not contracts:
+            raise ValueError(f"contracts must be among {CONTRACTS} (suits, doubles, "
+                             f"follow-me), got {tuple(contracts)}")
+        self.evaluate, self.worlds = evaluate, int(worlds)
+        self.contracts = tuple(int(c) for c in contracts)
+        self.batch = max(int(batch), len(self.contracts) * self.worlds)
+        self.game = Game(replace(rules, play_out=True))  # all tricks: the points are the value
+        self.encoder = make_encoder(self.game)
+        self.player = (play if isinstance(play, Agent) else make_agent(play)).setup(self.game) \
+            if evaluate == "playout" else None
+
+    def values(self, hands: np.ndarray, rng: np.random.Generator, seat: int = 0,
+               contracts: np.ndarray | None = None) -> np.ndarray:
+        """uint8 [n, k, worlds]: the points ``hands`` (uint64 [n]) take under ``contracts``
+        (int [n, k], each hand its own; default: ``self.contracts`` for every hand)."""
+        hands = np.atleast_1d(np.asarray(hands, np.uint64))
+        if contracts is None:
+            contracts = np.broadcast_to(np.array(self.contracts), (hands.size, len(self.contracts)))
+        contracts = np.asarray(contracts, np.int64)
+        C, W = contracts.shape[1], self.worlds
+        out = np.zeros((hands.size, C, W), np.uint8)
+        per = max(1, self.batch // (C * W))
+        for lo in range(0, hands.size, per):
+            h = hands[lo:lo + per]
+            dealt = deal_around(h, seat, W, rng)  # [m, W, 4]
+            m = h.size
+            st = self.game.reset(m * C * W, seed=0)
+            st.dealt[:] = np.repeat(dealt[:, None], C, axis=1).reshape(-1, 4)
+            open_tables(self.game, st, seat, np.repeat(contracts[lo:lo + m], W, axis=1).ravel())
+            if self.evaluate == "playout":
+                play_out(self.game, st, self.player, self.encoder)
+                pts = st.points[:, seat % 2]
+            else:
+                from .solver import solve_value
+
+                pts = np.array([solve_value(self.game, st, k) for k in range(st.batch_size)])
+            out[lo:lo + m] = pts.reshape(m, C, W)
+        return out
+
+
+def longest_suits(hands: np.ndarray, k: int) -> np.ndarray:
+    """int [n, k + 2]: each hand's ``k`` longest suits (ties to the lower suit), doubles and
+    follow-me: the contracts worth valuing."""
+    hands = np.atleast_1d(np.asarray(hands, np.uint64))
+    suit_masks = np.array([T.mask_of(T.suit_tiles(c)) for c in range(7)], np.uint64)
+    held = (hands[:, None] & suit_masks[None, :])
+    counts = np.array([[bin(int(x)).count("1") for x in row] for row in held])
+    top = np.argsort(-counts, axis=1, kind="stable")[:, :k]
+    extra = np.broadcast_to(np.array([DOUBLES, FOLLOW_ME]), (hands.size, 2))
+    return np.concatenate([top, extra], axis=1)
+
+
+def make_curves(points: np.ndarray) -> np.ndarray:
+    """float [..., contracts, 13]: the share of worlds (last axis of ``points``) taking at
+    least each need of ``NEEDS``."""
+    p = np.asarray(points)
+    return (p[..., None] >= NEEDS).mean(axis=-2)
+
+
+# ---------------------------------------------------------------------- the bid rule
+@lru_cache(maxsize=None)
+def win_table(target: int) -> np.ndarray:
+    """W[a, b]: the chance of winning a game to ``target`` marks from ``a`` marks against
+    ``b`` when each later hand's mark is a coin flip; indices up to ``2 * target`` (scores
+    at or past the target are won or lost)."""
+    size = 2 * target + 8
+    w = np.zeros((size, size))
+    for a in range(size - 1, -1, -1):
+        for b in range(size - 1, -1, -1):
+            if a >= target:
+                w[a, b] = 1.0
+            elif b >= target:
+                w[a, b] = 0.0
+            else:
+                w[a, b] = 0.5 * w[a + 1, b] + 0.5 * w[a, b + 1]
+    w.setflags(write=False)
+    return w
+
+
+def bid_marks(action: int) -> int:
+    """Marks a standard bid action is worth: 1 for a points bid, m for an m-mark bid."""
+    return action - MARKS0 + 1 if action >= MARKS0 else 1
+
+
+def bid_need(action: int) -> int:
+    """Points a standard bid needs: 30..41, or 42 for a marks bid."""
+    return 42 if action >= MARKS0 else 29 + action
+
+
+@dataclass(frozen=True)
+class BidRule:
+    """Pick the bid (or pass) with the best expected game value; see the module docstring.
+
+    ``q_open``/``q_partner``/``q_opp``: the chance our team takes the hand's marks when the
+    seat passes with no bid yet / the partner holding the bid / an opponent holding it (the
+    opponents' make rate). ``score_aware``: value outcomes by the chance of winning the game
+    (marks scoring) instead of by the marks difference.
+    """
+
+    q_open: float = 0.4
+    q_partner: float = 0.65
+    q_opp: float = 0.6
+    score_aware: bool = True
+
+    def __post_init__(self):
+        for f in ("q_open", "q_partner", "q_opp"):
+            v = getattr(self, f)
+            if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+                raise ValueError(f"{f} must be a probability in [0, 1], got {v!r}")
+
+    def utility(self, game: Game, score: np.ndarray, team: int):
+        """U(gain_us, gain_them) for the table's game score (``score``: [2] marks)."""
+        target = game.target
+        if self.score_aware and game.rules.scoring == "marks":
+            w = win_table(target)
+            us, them = int(score[team]), int(score[team ^ 1])
+            cap = w.shape[0] - 1
+            return lambda du, dt: w[min(us + du, cap), min(them + dt, cap)]
+        return lambda du, dt: float(du - dt)
+
+    def choose(self, curves: np.ndarray, mask: np.ndarray, st: State, t: int, s: int,
+               game: Game) -> tuple[int, float]:
+        """(bid action, predicted chance of making it; nan for a pass) at table ``t``, seat
+        ``s``; ``curves``: [contracts, 13] chances of taking each need."""
+        best = curves.max(axis=0)  # the best contract's chance per need
+        team = s & 1
+        U = self.utility(game, st.score[t], team)
+
+        def lottery(p, m):
+            return p * U(m, 0) + (1.0 - p) * U(0, m)
+
+        choices = []
+        if mask[PASS]:
+            hb = int(st.high_bidder[t])
+            if hb < 0:
+                choices.append((lottery(self.q_open, 1), PASS, np.nan))
+            else:
+                m = bid_marks(int(st.high_action[t]))
+                q = self.q_partner if (hb & 1) == team else 1.0 - self.q_opp
+                choices.append((lottery(q, m), PASS, np.nan))
+        for a in range(POINTS0, PLUNGE):
+            if mask[a]:
+                p = float(best[bid_need(a) - 30])
+                choices.append((lottery(p, bid_marks(a)), a, p))
+        if not choices:  # only plunge/splash left: the least of them
+            a = int(np.flatnonzero(mask)[0])
+            return a, np.nan
+        # the best value; ties to the earliest (pass, then the least bid)
+        v, a, p = max(choices, key=lambda c: (c[0], -c[1]))
+        return int(a), float(p)
+
+
+# ---------------------------------------------------------------------- the agents
+class ValueBidder(Agent):
+    """Bids and declares by ``BidRule`` from ``estimates``; plays as ``play``. Subclasses
+    give ``estimates(hands, where) -> [n, contracts, 13]`` (chances per need, contracts in
+    ``CONTRACTS`` order). ``explore``: the chance of bidding the least points bid where the
+    rule passes (for self-play data; 0 in play)."""
+
+    rulesets = ("standard",)
+
+    def __init__(self, play: str = "heuristic", q_open: float = 0.4, q_partner: float = 0.65,
+                 q_opp: float = 0.6, score_aware: bool = True, explore: float = 0.0,
+                 seed: int = 0):
+        self.rule = BidRule(q_open, q_partner, q_opp, bool(score_aware))
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore must be a probability in [0, 1], got {explore!r}")
+        self.explore = float(explore)
+        self.explore_rng = np.random.default_rng(seed)
+        self.play_spec = play
+        self.predictions: dict[tuple[int, int, int], tuple[int, float]] = {}
+
+    needs_state = True  # bidding reads the score and the auction
+
+    def setup(self, game: Game):
+        from .heuristic import HeuristicAgent
+
+        super().setup(game)
+        self.fallback = HeuristicAgent().setup(game)  # nello, plunge, splash, sevens
+        self.player = self.fallback if self.play_spec == "heuristic" else \
+            make_agent(self.play_spec).setup(game)
+        return self
+
+    def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
+        """float [n, contracts, 13]: each hand's chance of taking each need per contract;
+        ``where``: (state, tables, seats) of the decisions, for estimators that read the
+        auction."""
+        raise NotImplementedError
+
+    def act(self, observations, masks, context=None):
+        if context is None:
+            raise ValueError(f"{self.name!r} needs the table's context (score and auction)")
+        st, game = context.state, context.game
+        phase = st.phase[context.tables]
+        out = np.full(len(masks), NO_ACTION, np.int64)
+        play = np.flatnonzero(phase == PLAYING)
+        if play.size:
+            sub = Context(game, st, context.tables[play], context.seats[play])
+            obs = observations[play] if observations is not None else None
+            out[play] = self.player.act(obs, masks[play],
+                                        sub if self.player.needs_state else None)
+        rows = np.flatnonzero(phase != PLAYING)
+        if rows.size == 0:
+            return out
+        fb = self.fallback.act(observations[rows], masks[rows])
+        tabs, seats = context.tables[rows], context.seats[rows]
+        curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
+        for k, i in enumerate(rows):
+            t, s = int(tabs[k]), int(seats[k])
+            if phase[i] == BIDDING:
+                out[i] = self._bid(game, st, t, s, masks[i], int(fb[k]), curves[k])
+            elif phase[i] == DECLARING:
+                out[i] = self._declare(game, st, masks[i], int(fb[k]), curves[k], t)
+            else:
+                out[i] = fb[k]
+        return out
+
+    def _bid(self, game, st, t, s, mask, fallback, curves) -> int:
+        if fallback in (PLUNGE, SPLASH):
+            return fallback  # the heuristic's special bids (six doubles)
+        if fallback >= MARKS0 and curves[:, 0].max() < 0.5:
+            return fallback  # a mark bid for nello: no trump contract is worth a bid
+        a, p = self.rule.choose(curves, mask, st, t, s, game)
+        if a == PASS and self.explore and self.explore_rng.random() < self.explore:
+            points = [b for b in range(POINTS0, MARKS0) if mask[b]]
+            if points:  # exploring (self-play data): the least points bid instead
+                a, p = points[0], float(curves[:, bid_need(points[0]) - 30].max())
+        if a != PASS:
+            self.predictions[(int(st.game_id[t]), int(st.hand_no[t]), s)] = (a, p)
+        return a
+
+    def _declare(self, game, st, mask, fallback, curves, t) -> int:
+        c0 = game.actions.contract0
+        bid = int(st.high_action[t])
+        if fallback - c0 in (NELLO, SEVENS) or bid in (PLUNGE, SPLASH):
+            return fallback  # nello or sevens hands, and after the partner's plunge/splash
+        i = bid_need(bid) - 30
+        legal = [k for k, c in enumerate(CONTRACTS) if mask[c0 + c]]
+        if not legal:
+            return fallback
+        # the likeliest to make the bid; ties to the better chance of every higher need
+        k = max(legal, key=lambda k: (curves[k, i], curves[k].sum()))
+        return c0 + CONTRACTS[k]
+
+
+@register("simbid")
+class SimBidder(ValueBidder):
+    """Bids from hand values simulated on the spot (``HandValuer``): ``worlds`` deals for
+    each of the hand's ``suits`` longest suits, doubles and follow-me (the other contracts
+    count as never making), played out by ``evaluate_with`` (``evaluate="playout"``) or solved
+    (``"solve"``). Plays as ``play``."""
+
+    def __init__(self, worlds: int = 16, suits: int = 3, evaluate: str = "playout",
+                 evaluate_with: str = "heuristic", play: str = "heuristic",
+                 q_open: float = 0.4, q_partner: float = 0.65, q_opp: float = 0.6,
+                 score_aware: bool = True, seed: int = 0):
+        super().__init__(play, q_open, q_partner, q_opp, score_aware, seed=seed)
+        if evaluate not in EVALUATIONS:
+            raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
+        if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= 7:
+            raise ValueError(f"suits: the longest suits to value, 1..7, got {suits!r}")
+        self.worlds, self.evaluate, self.evaluate_with = int(worlds), evaluate, evaluate_with
+        self.suits = suits
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._cache: dict[int, np.ndarray] = {}
+
+    def setup(self, game: Game):
+        super().setup(game)
+        self.valuer = HandValuer(game.rules, self.evaluate, self.evaluate_with, self.worlds)
+        return self
+
+    def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
+        hands = np.asarray(hands, np.uint64)
+        keys = [int(h) for h in hands]
+        todo = sorted({k for k in keys if k not in self._cache})
+        if todo:
+            if len(self._cache) + len(todo) > 200_000:
+                self._cache.clear()
+                todo = sorted(set(keys))
+            todo = np.array(todo, np.uint64)
+            which = longest_suits(todo, self.suits)
+            curves = np.zeros((todo.size, len(CONTRACTS), len(NEEDS)))
+            np.put_along_axis(curves, which[:, :, None],
+                              make_curves(self.valuer.values(todo, self.rng, contracts=which)),
+                              axis=1)
+            for k, c in zip(todo.tolist(), curves):
+                self._cache[k] = c
+        return np.stack([self._cache[k] for k in keys])
+
+
+__all__ = ["BidRule", "CONTRACTS", "HandValuer", "NEEDS", "SimBidder", "ValueBidder",
+           "bid_marks", "bid_need", "deal_around", "longest_suits", "make_curves", "open_tables", "play_out",
+           "win_table"]
