@@ -129,9 +129,11 @@ class HandValuer:
             if evaluate == "playout" else None
 
     def values(self, hands: np.ndarray, rng: np.random.Generator, seat: int = 0,
-               contracts: np.ndarray | None = None) -> np.ndarray:
+               contracts: np.ndarray | None = None, worlds: np.ndarray | None = None
+               ) -> np.ndarray:
         """uint8 [n, k, worlds]: the points ``hands`` (uint64 [n]) take under ``contracts``
-        (int [n, k], each hand its own; default: ``self.contracts`` for every hand)."""
+        (int [n, k], each hand its own; default: ``self.contracts`` for every hand), in
+        ``worlds`` (uint64 [n, worlds, 4] deals; default: sampled by ``deal_around``)."""
         hands = np.atleast_1d(np.asarray(hands, np.uint64))
         if contracts is None:
             contracts = np.broadcast_to(np.array(self.contracts), (hands.size, len(self.contracts)))
@@ -141,7 +143,8 @@ class HandValuer:
         per = max(1, self.batch // (C * W))
         for lo in range(0, hands.size, per):
             h = hands[lo:lo + per]
-            dealt = deal_around(h, seat, W, rng)  # [m, W, 4]
+            dealt = deal_around(h, seat, W, rng) if worlds is None else \
+                np.asarray(worlds[lo:lo + per], np.uint64)  # [m, W, 4]
             m = h.size
             st = self.game.reset(m * C * W, seed=0)
             st.dealt[:] = np.repeat(dealt[:, None], C, axis=1).reshape(-1, 4)
@@ -155,6 +158,35 @@ class HandValuer:
                 pts = np.array([solve_value(self.game, st, k) for k in range(st.batch_size)])
             out[lo:lo + m] = pts.reshape(m, C, W)
         return out
+
+
+def auction_worlds(game: Game, st: State, t: int, seat: int, n_worlds: int, candidates: int,
+                   model: Agent, encoder, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """``n_worlds`` deals around ``seat``'s hand at table ``t`` that fit the bids before its
+    own, as far as ``model`` (the heuristic) would have made them: ``candidates`` deals are
+    drawn uniformly, the auction so far is replayed in each with ``model`` bidding for the
+    other seats, and the deals where it bids every bid as it was bid come first (the rest,
+    in random order, fill up when too few fit). Returns (uint64 [n_worlds, 4], how many fit).
+    A seat about to make the first bid has nothing to fit: uniform deals."""
+    hand = np.array([st.hands[t, seat]], np.uint64)
+    k = int(st.n_bids[t]) if int(st.phase[t]) == BIDDING else \
+        (seat - int(st.first_bidder[t])) % game.n_seats  # bids before this seat's own
+    if k == 0:
+        return deal_around(hand, seat, n_worlds, rng)[0], n_worlds
+    dealt = deal_around(hand, seat, candidates, rng)[0]  # [M, 4]
+    M = len(dealt)
+    sim = game.reset(M, seed=0)
+    game.set_hands(sim, np.arange(M), dealt, np.full(M, int(st.dealer[t])))
+    fits = np.ones(M, bool)
+    for j in range(k):
+        seats = sim.to_move.copy()
+        guess = model.act(encoder.encode(sim, seats), sim.legal, None)
+        bid = int(st.bids[t, j])
+        ok = sim.legal[:, bid]
+        fits &= ok & (guess == bid)
+        game.step(sim, np.where(ok, bid, guess))
+    order = np.lexsort((rng.random(M), ~fits))  # fitting deals first, each group shuffled
+    return dealt[order[:n_worlds]], int(min(fits.sum(), n_worlds))
 
 
 def longest_suits(hands: np.ndarray, k: int) -> np.ndarray:
@@ -224,7 +256,7 @@ class BidRule:
     def __post_init__(self):
         for f in ("q_open", "q_partner", "q_opp"):
             v = getattr(self, f)
-            if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
                 raise ValueError(f"{f} must be a probability in [0, 1], got {v!r}")
 
     def utility(self, game: Game, score: np.ndarray, team: int):
@@ -367,47 +399,94 @@ class SimBidder(ValueBidder):
     """Bids from hand values simulated on the spot (``HandValuer``): ``worlds`` deals for
     each of the hand's ``suits`` longest suits, doubles and follow-me (the other contracts
     count as never making), played out by ``evaluate_with`` (``evaluate="playout"``) or solved
-    (``"solve"``). Plays as ``play``."""
+    (``"solve"``). With ``infer`` the deals are drawn to fit the auction so far
+    (``auction_worlds``: the bids before the seat's as the heuristic would make them, from
+    ``candidates`` times as many uniform deals); without it they are uniform, so only the
+    hand counts. Plays as ``play``."""
 
     def __init__(self, worlds: int = 16, suits: int = 3, evaluate: str = "playout",
                  evaluate_with: str = "heuristic", play: str = "heuristic",
                  q_open: float = 0.4, q_partner: float = 0.65, q_opp: float = 0.6,
-                 score_aware: bool = True, seed: int = 0):
+                 score_aware: bool = True, infer: bool = True, candidates: int = 8,
+                 seed: int = 0):
         super().__init__(play, q_open, q_partner, q_opp, score_aware, seed=seed)
         if evaluate not in EVALUATIONS:
             raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
         if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= 7:
             raise ValueError(f"suits: the longest suits to value, 1..7, got {suits!r}")
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+            raise ValueError(f"candidates must be a positive integer, got {candidates!r}")
         self.worlds, self.evaluate, self.evaluate_with = int(worlds), evaluate, evaluate_with
-        self.suits = suits
+        self.suits, self.infer, self.candidates = suits, bool(infer), candidates
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self._cache: dict[int, np.ndarray] = {}
+        self._cache: dict[tuple, np.ndarray] = {}
+        self.fitted: list[int] = []  # per inferred estimate: how many of its worlds fit
 
     def setup(self, game: Game):
         super().setup(game)
         self.valuer = HandValuer(game.rules, self.evaluate, self.evaluate_with, self.worlds)
+        self._encoder = make_encoder(game)
         return self
+
+    def _key(self, hand: int, where, i: int) -> tuple:
+        if where is None or not self.infer:
+            return (hand,)
+        st, tabs, seats = where
+        t, s = int(tabs[i]), int(seats[i])
+        k = int(st.n_bids[t]) if int(st.phase[t]) == BIDDING else \
+            (s - int(st.first_bidder[t])) % 4
+        if k == 0:
+            return (hand,)
+        return (hand, s, int(st.dealer[t]), tuple(st.bids[t, :k].tolist()))
 
     def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
         hands = np.asarray(hands, np.uint64)
-        keys = [int(h) for h in hands]
-        todo = sorted({k for k in keys if k not in self._cache})
+        keys = [self._key(int(h), where, i) for i, h in enumerate(hands)]
+        if len(self._cache) + len(keys) > 200_000:
+            self._cache.clear()
+        todo = {}
+        for i, k in enumerate(keys):
+            if k not in self._cache and k not in todo:
+                todo[k] = i
         if todo:
-            if len(self._cache) + len(todo) > 200_000:
-                self._cache.clear()
-                todo = sorted(set(keys))
-            todo = np.array(todo, np.uint64)
-            which = longest_suits(todo, self.suits)
-            curves = np.zeros((todo.size, len(CONTRACTS), len(NEEDS)))
-            np.put_along_axis(curves, which[:, :, None],
-                              make_curves(self.valuer.values(todo, self.rng, contracts=which)),
-                              axis=1)
-            for k, c in zip(todo.tolist(), curves):
+            rows = np.array(list(todo.values()))
+            h = hands[rows]
+            worlds = None
+            if any(len(k) > 1 for k in todo):
+                st, tabs, seats = where
+                worlds = np.empty((rows.size, self.worlds, 4), np.uint64)
+                for j, (k, i) in enumerate(todo.items()):
+                    if len(k) > 1:
+                        worlds[j], fit = auction_worlds(
+                            self.game, st, int(tabs[i]), int(seats[i]), self.worlds,
+                            self.candidates * self.worlds, self.fallback, self._encoder,
+                            self.rng)
+                        self.fitted.append(fit)
+                    else:
+                        worlds[j] = deal_around(h[j:j + 1], int(seats[i]), self.worlds,
+                                                self.rng)[0]
+            which = longest_suits(h, self.suits)
+            seat = 0 if worlds is None else None
+            curves = np.zeros((rows.size, len(CONTRACTS), len(NEEDS)))
+            if seat == 0:
+                pts = self.valuer.values(h, self.rng, contracts=which)
+            else:  # each row's worlds have its hand at its own seat: value them seat by seat
+                pts = np.zeros((rows.size, which.shape[1], self.worlds), np.uint8)
+                st, tabs, seats = where
+                for s in range(4):
+                    sel = np.flatnonzero(seats[rows] == s)
+                    if sel.size:
+                        pts[sel] = self.valuer.values(h[sel], self.rng, seat=s,
+                                                      contracts=which[sel], worlds=worlds[sel])
+            np.put_along_axis(curves, which[:, :, None], make_curves(pts), axis=1)
+            for k, c in zip(todo, curves):
                 self._cache[k] = c
         return np.stack([self._cache[k] for k in keys])
 
 
 __all__ = ["BidRule", "CONTRACTS", "HandValuer", "NEEDS", "SimBidder", "ValueBidder",
-           "bid_marks", "bid_need", "deal_around", "longest_suits", "make_curves", "open_tables", "play_out",
-           "win_table"]
+           "auction_worlds", "bid_marks", "bid_need", "deal_around", "longest_suits",
+           "make_curves", "open_tables", "play_out", "win_table"]

@@ -183,8 +183,10 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
                          f"net needs all of {list(CONTRACTS)}")
     n = len(data["hands"])
     deals = data["deal"]
-    cut = np.quantile(np.unique(deals), 1.0 - config.val_share) if config.val_share > 0 \
-        else np.inf
+    if not 0.0 < config.val_share < 1.0:
+        raise ValueError(f"val_share must be between 0 and 1 (the share of deals held out "
+                         f"to measure the net), got {config.val_share!r}")
+    cut = np.quantile(np.unique(deals), 1.0 - config.val_share)
     val = deals >= cut
     if val.all() or not val.any():
         raise ValueError(f"{config.data}: {n} hands are too few to hold out "

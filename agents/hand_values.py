@@ -70,6 +70,11 @@ class DataConfig:
         self.contracts = [int(c) for c in self.contracts]
         if not self.contracts or any(c not in CONTRACTS for c in self.contracts):
             raise DatasetError(f"contracts must be among {list(CONTRACTS)}, got {self.contracts}")
+        from .base import REGISTRY
+
+        if self.play not in REGISTRY:
+            raise DatasetError(f"play: unknown agent {self.play!r}; registered: "
+                               f"{', '.join(sorted(REGISTRY))}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
             raise DatasetError(f"seed must be an integer, got {self.seed!r}")
 
