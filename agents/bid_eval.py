@@ -136,4 +136,53 @@ def estimate_speed(agent, hands: np.ndarray, repeat: int = 1) -> dict:
             "p90_ms": float(np.percentile(a, 90))}
 
 
-__all__ = ["calibration", "compare", "estimate_speed", "reliability_plot"]
+def bench_bidding(n: int = 32, seed: int = 0, bidnet: str | None = None) -> dict:
+    """Milliseconds per opening bid decision (one table, the first seat to bid, ``act`` as
+    the arena calls it, the observation already encoded) for the simulation bidder (default settings, a new hand each time:
+    its cache is emptied) and the learned bidder (``bidnet``: a checkpoint; without one a
+    freshly initialised net of the default size, which bids no worse or better than it times).
+    """
+    from texas42_env.core import Game
+    from texas42_env.observation import make_encoder
+
+    from .base import Context
+    from .bidding import SimBidder
+    from .bidnet import LearnedBidder
+
+    game = Game()
+    enc = make_encoder(game)
+    if bidnet is None:
+        import torch
+
+        from .bidnet import BidNetConfig, _torch_net
+
+        torch.manual_seed(seed)
+        cfg = BidNetConfig()
+        ck = {"format": "texas42-checkpoint", "kind": "bidnet", "net": vars(cfg),
+              "model": _torch_net(cfg).state_dict()}
+        learned = LearnedBidder(checkpoint=ck)
+    else:
+        learned = LearnedBidder(path=bidnet)
+    agents = {"sim": SimBidder(seed=seed).setup(game), "learned": learned.setup(game)}
+    st = game.reset(n + 1, seed=seed)
+    out = {"kind": "bidding", "n": n, "seed": seed, "bidnet": bidnet or "untrained"}
+    for name, agent in agents.items():
+        ms = []
+        for t in range(n + 1):
+            if hasattr(agent, "_cache"):
+                agent._cache.clear()
+            rows = np.array([t])
+            seats = st.to_move[rows]
+            obs = enc.encode(st, seats, idx=rows)  # the environment's work, not the bidder's
+            t0 = time.perf_counter()
+            agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
+            if t:  # the first call warms up
+                ms.append((time.perf_counter() - t0) * 1e3)
+        a = np.array(ms)
+        out[f"{name}_median_ms"] = float(np.median(a))
+        out[f"{name}_p90_ms"] = float(np.percentile(a, 90))
+    out["speedup"] = out["sim_median_ms"] / out["learned_median_ms"]
+    return out
+
+
+__all__ = ["bench_bidding", "calibration", "compare", "estimate_speed", "reliability_plot"]

@@ -13,8 +13,9 @@ does this for many hands at once (one vectorized play-out for all of them), and
 The bid rule (``BidRule``) takes those chances, the game score and the auction so far. Each
 legal bid is worth ``p * U(+m for us) + (1 - p) * U(+m for them)``, where ``p`` is the best
 chance over the contracts of taking the bid's points (42 for marks bids), ``m`` its marks and
-``U`` the chance of winning the game from the score that results (marks to the target, each
-later hand a coin flip; ``score_aware=False`` uses the marks difference instead). Passing is
+``U`` the marks difference plus ``game_weight * target`` times the chance of winning the game
+from the score that results (marks to the target, each later hand a coin flip;
+``game_weight=0``: marks only, a large one: the game only). Passing is
 worth the same with the chance that our team takes the hand's marks anyway: ``q_partner``
 when the partner holds the bid, ``1 - q_opp`` when an opponent does, ``q_open`` when no one
 has bid. The seat takes the best. Nello, plunge and splash come from the heuristic (the
@@ -36,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from texas42_env import tiles as T
-from texas42_env.actions import MARKS0, NO_ACTION, PASS, PLUNGE, POINTS0, SPLASH
+from texas42_env.actions import MARKS0, MAX_MARKS, NO_ACTION, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, PLAYING, Game, State
 from texas42_env.observation import make_encoder
 from texas42_env.rules import DOUBLES, FOLLOW_ME, NELLO, SEVENS
@@ -212,9 +213,9 @@ def make_curves(points: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=None)
 def win_table(target: int) -> np.ndarray:
     """W[a, b]: the chance of winning a game to ``target`` marks from ``a`` marks against
-    ``b`` when each later hand's mark is a coin flip; indices up to ``2 * target`` (scores
-    at or past the target are won or lost)."""
-    size = 2 * target + 8
+    ``b`` when each later hand's mark is a coin flip; indices run past the target by more
+    than the largest bid (scores at or past the target are won or lost)."""
+    size = 2 * target + MAX_MARKS + 8  # room for any score plus any bid
     w = np.zeros((size, size))
     for a in range(size - 1, -1, -1):
         for b in range(size - 1, -1, -1):
@@ -244,16 +245,20 @@ class BidRule:
 
     ``q_open``/``q_partner``/``q_opp``: the chance our team takes the hand's marks when the
     seat passes with no bid yet / the partner holding the bid / an opponent holding it (the
-    opponents' make rate). ``score_aware``: value outcomes by the chance of winning the game
-    (marks scoring) instead of by the marks difference.
+    opponents' make rate). ``game_weight``: how much the chance of winning the game (marks
+    scoring) counts beside the marks difference: an outcome is worth its marks difference
+    plus ``game_weight * target`` times that chance (0: the score does not matter).
     """
 
-    q_open: float = 0.4
-    q_partner: float = 0.65
-    q_opp: float = 0.6
-    score_aware: bool = True
+    q_open: float = 0.5
+    q_partner: float = 0.7
+    q_opp: float = 0.7
+    game_weight: float = 1.0
 
     def __post_init__(self):
+        if isinstance(self.game_weight, bool) or not isinstance(self.game_weight, (int, float)) \
+                or not self.game_weight >= 0:
+            raise ValueError(f"game_weight must be a number >= 0, got {self.game_weight!r}")
         for f in ("q_open", "q_partner", "q_opp"):
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
@@ -262,42 +267,45 @@ class BidRule:
     def utility(self, game: Game, score: np.ndarray, team: int):
         """U(gain_us, gain_them) for the table's game score (``score``: [2] marks)."""
         target = game.target
-        if self.score_aware and game.rules.scoring == "marks":
-            w = win_table(target)
-            us, them = int(score[team]), int(score[team ^ 1])
-            cap = w.shape[0] - 1
-            return lambda du, dt: w[min(us + du, cap), min(them + dt, cap)]
+        if self.game_weight > 0 and game.rules.scoring == "marks":
+            w = win_table(target) * (self.game_weight * target)
+            us, them = min(int(score[team]), target), min(int(score[team ^ 1]), target)
+            return lambda du, dt: du - dt + w[us + du, them + dt]
         return lambda du, dt: float(du - dt)
 
     def choose(self, curves: np.ndarray, mask: np.ndarray, st: State, t: int, s: int,
                game: Game) -> tuple[int, float]:
         """(bid action, predicted chance of making it; nan for a pass) at table ``t``, seat
         ``s``; ``curves``: [contracts, 13] chances of taking each need."""
-        best = curves.max(axis=0)  # the best contract's chance per need
+        best = curves.max(axis=0).tolist()  # the best contract's chance per need
         team = s & 1
         U = self.utility(game, st.score[t], team)
 
         def lottery(p, m):
             return p * U(m, 0) + (1.0 - p) * U(0, m)
 
-        choices = []
+        choices = []  # (value, action, chance), pass first, then bids upwards
         if mask[PASS]:
             hb = int(st.high_bidder[t])
             if hb < 0:
                 choices.append((lottery(self.q_open, 1), PASS, np.nan))
             else:
-                m = bid_marks(int(st.high_action[t]))
+                m = min(max(int(st.bid_marks[t]), 1), MAX_MARKS)  # plunge/splash: their value
                 q = self.q_partner if (hb & 1) == team else 1.0 - self.q_opp
                 choices.append((lottery(q, m), PASS, np.nan))
-        for a in range(POINTS0, PLUNGE):
-            if mask[a]:
-                p = float(best[bid_need(a) - 30])
-                choices.append((lottery(p, bid_marks(a)), a, p))
+        legal = mask[:PLUNGE].tolist()
+        a = next((a for a in range(POINTS0, MARKS0) if legal[a]), None)
+        if a is not None:  # every points bid is one mark: the least has the best chance
+            p = best[bid_need(a) - 30]
+            choices.append((lottery(p, 1), a, p))
+        for a in range(MARKS0, PLUNGE):
+            if legal[a]:
+                choices.append((lottery(best[-1], a - MARKS0 + 1), a, best[-1]))
         if not choices:  # only plunge/splash left: the least of them
-            a = int(np.flatnonzero(mask)[0])
-            return a, np.nan
+            return int(np.flatnonzero(mask)[0]), np.nan
         # the best value; ties to the earliest (pass, then the least bid)
-        v, a, p = max(choices, key=lambda c: (c[0], -c[1]))
+        top = max(c[0] for c in choices)
+        v, a, p = next(c for c in choices if c[0] == top)
         return int(a), float(p)
 
 
@@ -310,10 +318,10 @@ class ValueBidder(Agent):
 
     rulesets = ("standard",)
 
-    def __init__(self, play: str = "heuristic", q_open: float = 0.4, q_partner: float = 0.65,
-                 q_opp: float = 0.6, score_aware: bool = True, explore: float = 0.0,
+    def __init__(self, play: str = "heuristic", q_open: float = 0.5, q_partner: float = 0.7,
+                 q_opp: float = 0.7, game_weight: float = 1.0, explore: float = 0.0,
                  seed: int = 0):
-        self.rule = BidRule(q_open, q_partner, q_opp, bool(score_aware))
+        self.rule = BidRule(q_open, q_partner, q_opp, game_weight)
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"explore must be a probability in [0, 1], got {explore!r}")
         self.explore = float(explore)
@@ -353,29 +361,52 @@ class ValueBidder(Agent):
         rows = np.flatnonzero(phase != PLAYING)
         if rows.size == 0:
             return out
-        fb = self.fallback.act(observations[rows], masks[rows])
         tabs, seats = context.tables[rows], context.seats[rows]
         curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
-        for k, i in enumerate(rows):
+        declaring = np.flatnonzero(phase[rows] == DECLARING)
+        fb = np.zeros(len(rows), np.int64)
+        if declaring.size:  # nello and sevens contracts come from the heuristic
+            fb[declaring] = self.fallback.act(observations[rows[declaring]],
+                                              masks[rows[declaring]])
+        for k, i in enumerate(rows.tolist()):
             t, s = int(tabs[k]), int(seats[k])
             if phase[i] == BIDDING:
-                out[i] = self._bid(game, st, t, s, masks[i], int(fb[k]), curves[k])
-            elif phase[i] == DECLARING:
-                out[i] = self._declare(game, st, masks[i], int(fb[k]), curves[k], t)
+                out[i] = self._bid(game, st, t, s, masks[i], curves[k])
             else:
-                out[i] = fb[k]
+                out[i] = self._declare(game, st, masks[i], int(fb[k]), curves[k], t)
         return out
 
-    def _bid(self, game, st, t, s, mask, fallback, curves) -> int:
-        if fallback in (PLUNGE, SPLASH):
-            return fallback  # the heuristic's special bids (six doubles)
-        if fallback >= MARKS0 and curves[:, 0].max() < 0.5:
-            return fallback  # a mark bid for nello: no trump contract is worth a bid
+    def _special(self, game, st, t, s, mask, curves) -> int | None:
+        """Plunge, splash and nello bids by the heuristic's rules of thumb: six doubles
+        plunge (or splash); a hand no trump contract would make at 30 (chance < 0.5) whose
+        every tile is well beaten bids the least marks for nello. Not over the partner."""
+        h = self.fallback
+        if mask[PASS] and int(st.high_bidder[t]) == (s + 2) % 4:
+            return None
+        hand = int(st.hands[t, s])
+        doubles = bin(hand & T.DOUBLES_MASK).count("1")
+        if mask[PLUNGE] and doubles >= h.PLUNGE_DOUBLES:
+            return PLUNGE
+        if mask[SPLASH] and doubles >= h.SPLASH_DOUBLES:
+            return SPLASH
+        rules = game.rules
+        if rules.nello and curves[:, 0].max() < 0.5:
+            marks = np.flatnonzero(mask[MARKS0:PLUNGE])
+            if marks.size and rules.nello_min_marks <= int(marks[0]) + 1 <= 2 \
+                    and h._nello_hand(hand):
+                return MARKS0 + int(marks[0])
+        return None
+
+    def _bid(self, game, st, t, s, mask, curves) -> int:
+        special = self._special(game, st, t, s, mask, curves)
+        if special is not None:
+            return special
         a, p = self.rule.choose(curves, mask, st, t, s, game)
         if a == PASS and self.explore and self.explore_rng.random() < self.explore:
-            points = [b for b in range(POINTS0, MARKS0) if mask[b]]
-            if points:  # exploring (self-play data): the least points bid instead
-                a, p = points[0], float(curves[:, bid_need(points[0]) - 30].max())
+            points = np.flatnonzero(mask[POINTS0:MARKS0])
+            if points.size:  # exploring (self-play data): the least points bid instead
+                a = POINTS0 + int(points[0])
+                p = float(curves[:, bid_need(a) - 30].max())
         if a != PASS:
             self.predictions[(int(st.game_id[t]), int(st.hand_no[t]), s)] = (a, p)
         return a
@@ -406,10 +437,10 @@ class SimBidder(ValueBidder):
 
     def __init__(self, worlds: int = 16, suits: int = 3, evaluate: str = "playout",
                  evaluate_with: str = "heuristic", play: str = "heuristic",
-                 q_open: float = 0.4, q_partner: float = 0.65, q_opp: float = 0.6,
-                 score_aware: bool = True, infer: bool = True, candidates: int = 8,
+                 q_open: float = 0.5, q_partner: float = 0.7, q_opp: float = 0.7,
+                 game_weight: float = 1.0, infer: bool = True, candidates: int = 8,
                  seed: int = 0):
-        super().__init__(play, q_open, q_partner, q_opp, score_aware, seed=seed)
+        super().__init__(play, q_open, q_partner, q_opp, game_weight, seed=seed)
         if evaluate not in EVALUATIONS:
             raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
         if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= 7:

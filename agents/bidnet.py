@@ -283,24 +283,30 @@ class NumpyBidNet:
         # a net fine-tuned in self-play reads the auction; one trained on hand values alone
         # has only seen zeros there
         self.uses_context = bool(ck.get("context", False))
+        self._step_mask = np.ones(N_NEEDS, np.float32)
+        self._step_mask[0] = 0.0  # column 0 is the base, not a step
 
     def __call__(self, hands: np.ndarray, context: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
         """(chances [n, contracts, 13], expected points [n, contracts])."""
         hands = np.atleast_1d(np.asarray(hands, np.uint64))
-        bits = np.unpackbits(hands.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
-                             bitorder="little")[:, :T.N_TILES].astype(np.float32)
-        x = (bits @ self.first_w + self.first_b).reshape(len(hands), len(CONTRACTS),
-                                                          self.hidden)
+        if len(hands) == 1:  # one decision: sum the rows of the seven tiles held
+            h = int(hands[0])
+            x = self.first_w[[t for t in range(T.N_TILES) if h >> t & 1]].sum(0) + self.first_b
+        else:
+            bits = np.unpackbits(hands.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
+                                 bitorder="little")[:, :T.N_TILES].astype(np.float32)
+            x = bits @ self.first_w + self.first_b
+        x = x.reshape(len(hands), len(CONTRACTS), self.hidden)
         if context is not None and self.uses_context:
             x = x + (np.asarray(context, np.float32) @ self.context_w)[:, None, :]
         x = np.maximum(x, 0.0)
         for w, b in self.layers[1:]:
             x = np.maximum(x @ w + b, 0.0)
         out = x @ self.head[0] + self.head[1]
-        base, steps = out[..., :1], out[..., 1:N_NEEDS]
-        logits = np.concatenate([base, base - np.cumsum(np.logaddexp(0.0, steps), -1)], -1)
-        return 1.0 / (1.0 + np.exp(-logits)), out[..., N_NEEDS] * 42.0
+        # need k's logit: the base (column 0) less the softplus steps 1..k
+        steps = np.cumsum(np.logaddexp(0.0, out[..., :N_NEEDS]) * self._step_mask, -1)
+        return 1.0 / (1.0 + np.exp(steps - out[..., :1])), out[..., N_NEEDS] * 42.0
 
 
 @register("bidnet")
@@ -308,12 +314,12 @@ class LearnedBidder(ValueBidder):
     """Bids by ``BidRule`` from a trained bid net's chances (``path``: its checkpoint);
     plays as ``play``."""
 
-    def __init__(self, path: str = "", play: str = "heuristic", q_open: float = 0.4,
-                 q_partner: float = 0.65, q_opp: float = 0.6, score_aware: bool = True,
+    def __init__(self, path: str = "", play: str = "heuristic", q_open: float = 0.5,
+                 q_partner: float = 0.7, q_opp: float = 0.7, game_weight: float = 1.0,
                  explore: float = 0.0, seed: int = 0, checkpoint: dict | None = None):
         if not path and checkpoint is None:
             raise ValueError("bidnet needs path=CHECKPOINT (made by scripts/train_bidnet.py)")
-        super().__init__(play, q_open, q_partner, q_opp, score_aware, explore, seed)
+        super().__init__(play, q_open, q_partner, q_opp, game_weight, explore, seed)
         self.path = path
         self.net = NumpyBidNet(path, checkpoint)
 

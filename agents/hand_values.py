@@ -120,7 +120,7 @@ def _write_chunk(out: str, config: dict, k: int) -> int:
     cfg = DataConfig(**config)
     arrays = make_chunk(cfg, k)
     path = chunk_path(Path(out), k)
-    tmp = path.with_name(f".{path.stem}.tmp.npz")
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")  # one per writer
     with open(tmp, "wb") as f:
         np.savez(f, **arrays)
         f.flush()

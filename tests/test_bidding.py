@@ -291,7 +291,7 @@ def test_certain_hands_bid_and_hopeless_ones_pass_with_no_bid_yet():
     assert a == POINTS0 and p == 1.0  # the least points bid; no marks without 42
     a, p = choose(rule, curves_of(0.0, 0.0), game, st, s)
     assert a == PASS and math.isnan(p)
-    a, p = choose(BidRule(score_aware=False), curves_of(0.8, 0.1), game, st, s)
+    a, p = choose(BidRule(game_weight=0), curves_of(0.8, 0.1), game, st, s)
     assert a == POINTS0 and p == pytest.approx(0.8)
 
 
@@ -319,12 +319,12 @@ def test_over_the_partner_and_over_an_opponent():
     assert choose(rule, curves_of(1.0, 0.0), game, st, s)[0] == POINTS0 + 1  # 31
     assert choose(rule, curves_of(1.0, 1.0), game, st, s)[0] == MARKS0 + 1
     # pass is worth q_partner: a 0.6 hand does better passing to a 0.65 partner ...
-    assert choose(BidRule(score_aware=False), curves_of(0.6, 0.0), game, st, s)[0] == PASS
+    assert choose(BidRule(q_partner=0.65, q_opp=0.6, game_weight=0), curves_of(0.6, 0.0), game, st, s)[0] == PASS
     # ... and bids over an opponent making 60% (pass worth 0.4 for us)
     game, st, s = auction(POINTS0)
     assert (int(st.high_bidder[0]) & 1) != (s & 1)
-    assert choose(BidRule(score_aware=False), curves_of(0.6, 0.0), game, st, s)[0] == POINTS0 + 1
-    assert choose(BidRule(score_aware=False), curves_of(0.35, 0.0), game, st, s)[0] == PASS
+    assert choose(BidRule(q_partner=0.65, q_opp=0.6, game_weight=0), curves_of(0.6, 0.0), game, st, s)[0] == POINTS0 + 1
+    assert choose(BidRule(q_partner=0.65, q_opp=0.6, game_weight=0), curves_of(0.35, 0.0), game, st, s)[0] == PASS
     # over 2m only 3m (and pass) is legal
     game, st, s = auction(MARKS0 + 1)
     assert choose(rule, curves_of(1.0, 1.0), game, st, s)[0] == MARKS0 + 2
@@ -334,7 +334,7 @@ def test_over_the_partner_and_over_an_opponent():
 def test_the_dealer_forced_to_bid_bids_the_least():
     game, st, s = auction(PASS, PASS, PASS)
     assert not st.legal[0, PASS] and s == int(st.dealer[0])
-    for rule in (BidRule(), BidRule(score_aware=False)):
+    for rule in (BidRule(), BidRule(game_weight=0)):
         a, p = choose(rule, curves_of(0.0, 0.0), game, st, s)
         assert a == POINTS0 and p == 0.0
     assert choose(BidRule(), curves_of(1.0, 1.0), game, st, s)[0] == MARKS0 + 1
@@ -360,14 +360,14 @@ def test_score_awareness_changes_the_bid_when_the_opponents_need_one_mark():
     w = win_table(7)
     v30, v2m = 0.9 * w[1, 6], 0.6 * w[2, 6]
     assert v2m > v30 > 0.4 * w[1, 6]  # 2m over 30 over passing (q_open 0.4)
-    assert choose(BidRule(score_aware=True), c, game, st, s) == (MARKS0 + 1, pytest.approx(0.6))
-    assert choose(BidRule(score_aware=False), c, game, st, s) == (POINTS0, pytest.approx(0.9))
+    assert choose(BidRule(game_weight=1e6), c, game, st, s) == (MARKS0 + 1, pytest.approx(0.6))
+    assert choose(BidRule(game_weight=0), c, game, st, s) == (POINTS0, pytest.approx(0.9))
     # the same hand at 0-0: 30 by the winning chance too
     st.score[0] = 0
     v30 = 0.9 * w[1, 0] + 0.1 * w[0, 1]
     v2m = 0.6 * w[2, 0] + 0.4 * w[0, 2]
     assert v30 > v2m
-    assert choose(BidRule(score_aware=True), c, game, st, s)[0] == POINTS0
+    assert choose(BidRule(game_weight=1e6), c, game, st, s)[0] == POINTS0
 
 
 def test_score_awareness_takes_the_safe_mark_when_one_mark_wins():
@@ -380,14 +380,14 @@ def test_score_awareness_takes_the_safe_mark_when_one_mark_wins():
     w = win_table(7)
     assert 0.9 + 0.1 * w[6, 1] > 0.9 + 0.1 * w[6, 2] > 0.4 + 0.6 * w[6, 1]
     c = curves_of(0.9, 0.9)
-    assert choose(BidRule(score_aware=True), c, game, st, s)[0] == POINTS0
-    assert choose(BidRule(score_aware=False), c, game, st, s)[0] == MARKS0 + 1
-    # points scoring has no game score to weigh: the marks difference, whatever score_aware
+    assert choose(BidRule(game_weight=1e6), c, game, st, s)[0] == POINTS0
+    assert choose(BidRule(game_weight=0), c, game, st, s)[0] == MARKS0 + 1
+    # points scoring has no game score to weigh: the marks difference, whatever game_weight
     pgame = Game(RulesConfig.make(scoring="points"))
     pst = pgame.reset(1, seed=0)
     ps = int(pst.to_move[0])
     pst.score[0, ps & 1], pst.score[0, (ps & 1) ^ 1] = 6, 0
-    assert BidRule(score_aware=True).choose(c, pst.legal[0], pst, 0, ps, pgame)[0] == MARKS0 + 1
+    assert BidRule(game_weight=1e6).choose(c, pst.legal[0], pst, 0, ps, pgame)[0] == MARKS0 + 1
 
 
 @pytest.mark.parametrize("field", ["q_open", "q_partner", "q_opp"])
@@ -438,7 +438,7 @@ def test_a_value_bidder_bids_logs_its_prediction_and_declares_the_best_contract(
     c = np.zeros((len(CONTRACTS), 13))
     c[3, :12], c[3, 12] = 0.7, 0.1  # 3s: 70% for 30..41, 10% for all 42
     c[5, :12] = 0.7  # 5s: as likely to take 30 and never all 42: 3s is the better contract
-    agent = FixedBidder(c, score_aware=False).setup(game)
+    agent = FixedBidder(c, game_weight=0).setup(game)
     st = game.reset(1, seed=seed)
     s = int(st.to_move[0])
     a = act_at(agent, game, st)

@@ -66,7 +66,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         return 2
     plan = []
     for kind in kinds:
-        if kind in ("worlds", "solver", "pimc", "train"):
+        if kind in ("worlds", "solver", "pimc", "train", "bidding"):
             plan.append((kind, None))
             continue
         default = bench.BATCHES if kind == "core" else bench.ENV_BATCHES
@@ -84,7 +84,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             from .worlds import bench_worlds
 
             row = bench_worlds(seconds=args.seconds)
-        elif kind in ("solver", "pimc", "train"):
+        elif kind in ("solver", "pimc", "train", "bidding"):
             row = _bench_agents(kind, args)
             rows.append(row)
             if not args.json:
@@ -107,7 +107,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train")
+BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train", "bidding")
 
 
 def _bench_agents(kind: str, args: argparse.Namespace) -> dict:
@@ -120,6 +120,10 @@ def _bench_agents(kind: str, args: argparse.Namespace) -> dict:
         from agents.pimc import bench_pimc
 
         return bench_pimc(args.pimc_n, seed=args.seed)
+    if kind == "bidding":
+        from agents.bid_eval import bench_bidding
+
+        return bench_bidding(seed=args.seed, bidnet=args.bidnet)
     from agents.ppo import bench_train
 
     return bench_train(seed=args.seed)
@@ -134,6 +138,10 @@ def _agent_row(row: dict) -> str:
         return (f"  pimc: play decision, {row['worlds']} worlds, {row['n']} positions: median "
                 f"{row['median_ms']:.1f} ms, mean {row['mean_ms']:.1f} ms, p90 "
                 f"{row['p90_ms']:.1f} ms, max {row['max_ms']:.1f} ms")
+    if row["kind"] == "bidding":
+        return (f"bidding: opening bid decision, {row['n']} hands: simulation bidder median "
+                f"{row['sim_median_ms']:.1f} ms, learned bidder ({row['bidnet']}) "
+                f"{row['learned_median_ms'] * 1e3:.0f} us: x{row['speedup']:,.0f}")
     return (f" train: PPO rollout + learning, {row['tables']} hands an update: "
             f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch threads)")
 
@@ -305,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--solver-n", type=int, default=200, help="deals for kind solver")
     p.add_argument("--pimc-n", type=int, default=32, help="positions for kind pimc")
+    p.add_argument("--bidnet", default=None,
+                   help="bid-net checkpoint for kind bidding (default: an untrained net)")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=_cmd_bench)
 
