@@ -6,7 +6,7 @@ the heuristic's play), split over worker processes, and returns the arena summar
 hand and per game, make rates, win rate, each with a bootstrap 95% CI) together with the
 bidder's predicted chance of making each contract it won and whether it was made.
 ``calibration`` turns those pairs into a reliability table and the expected calibration
-error; ``reliability_plot`` draws it. ``estimate_speed`` times a bidder's hand estimates.
+error; ``reliability_plot`` draws it. ``bench_bidding`` times a bid decision.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def calibration(predicted, made, bins: int = 10) -> dict:
         raise ValueError("predicted and made must have the same length")
     if p.size == 0:
         raise ValueError("no predictions to calibrate")
-    if ((p < 0) | (p > 1)).any():
+    if not ((p >= 0) & (p <= 1)).all():  # NaN included
         raise ValueError("predicted chances must lie in [0, 1]")
     idx = np.minimum((p * bins).astype(int), bins - 1)
     rows = []
@@ -117,23 +117,6 @@ def reliability_plot(tables: dict[str, dict], path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-
-
-def estimate_speed(agent, hands: np.ndarray, repeat: int = 1) -> dict:
-    """Milliseconds per hand for ``agent.estimates`` on one hand at a time (each hand new to
-    it: a simulation bidder's cache is emptied), after one warm-up call."""
-    agent.estimates(hands[:1])
-    ms = []
-    for h in hands:
-        for _ in range(repeat):
-            if hasattr(agent, "_cache"):
-                agent._cache.clear()
-            t0 = time.perf_counter()
-            agent.estimates(np.array([h], np.uint64))
-            ms.append((time.perf_counter() - t0) * 1e3)
-    a = np.array(ms)
-    return {"n": int(a.size), "median_ms": float(np.median(a)), "mean_ms": float(a.mean()),
-            "p90_ms": float(np.percentile(a, 90))}
 
 
 def bench_bidding(n: int = 32, seed: int = 0, bidnet: str | None = None) -> dict:
@@ -185,4 +168,4 @@ def bench_bidding(n: int = 32, seed: int = 0, bidnet: str | None = None) -> dict
     return out
 
 
-__all__ = ["bench_bidding", "calibration", "compare", "estimate_speed", "reliability_plot"]
+__all__ = ["bench_bidding", "calibration", "compare", "reliability_plot"]

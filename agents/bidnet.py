@@ -354,6 +354,11 @@ class FinetuneConfig:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         if not 0.0 <= self.explore <= 1.0:
             raise ValueError(f"explore must be in [0, 1], got {self.explore!r}")
+        if isinstance(self.anchor, bool) or not isinstance(self.anchor, (int, float)) \
+                or not self.anchor >= 0:
+            raise ValueError(f"anchor must be a weight >= 0, got {self.anchor!r}")
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not self.lr > 0:
+            raise ValueError(f"lr must be a positive number, got {self.lr!r}")
 
 
 def self_play_outcomes(checkpoint: dict, hands: int, seed: int, first_game: int,
@@ -436,8 +441,13 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
     if not ck.get("context", False):
         with torch.no_grad():  # the auction inputs have only seen zeros: start them at none
             net.trunk[0].weight[:, N_HAND:] = 0.0
-    data_path = config.data or ck["train"]["data"]
-    data = load_dataset(data_path) if config.anchor > 0 else None
+    data = None
+    if config.anchor > 0:
+        data_path = config.data or ck.get("train", {}).get("data")
+        if not data_path:
+            raise ValueError(f"{start}: the checkpoint names no dataset; give the anchor's "
+                             "dataset (finetune data=FOLDER) or anchor=0")
+        data = load_dataset(data_path)
     if data is not None:
         DX = torch.from_numpy(features(data["hands"]).reshape(-1, N_FEATURES))
         DP = torch.from_numpy(data["p_make"].reshape(-1, N_NEEDS))

@@ -2,7 +2,8 @@
 bidding, everyone playing the cards as the heuristic does.
 
     python experiments/bidding/run.py --bidnet runs/bidnet/NAME/bidnet.pt \
-        [--games-sim 400] [--games-learned 2000] [--seed 1] [--workers 2] [--only sim,learned]
+        [--finetuned runs/bidnet/FT/bidnet.pt] [--games-sim 400] [--games-learned 2000] \
+        [--seed 1] [--workers 2] [--only sim,learned,finetuned,speed]
 
 Writes results.json (summaries with 95% CIs, calibration tables, speeds), reliability.png
 and report.md next to this file (or --out). Each part's results are kept in results.json
@@ -16,15 +17,12 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents.base import make_agent  # noqa: E402
-from agents.bid_eval import calibration, compare, estimate_speed, reliability_plot  # noqa: E402
-from texas42_env.core import Game  # noqa: E402
+from agents.bid_eval import bench_bidding, calibration, compare, reliability_plot  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+KEYS = ("sim", "learned", "finetuned")
 
 
 def fmt(v, signed=True) -> str:
@@ -35,12 +33,13 @@ def fmt(v, signed=True) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bidnet", help="bid-net checkpoint (scripts/train_bidnet.py)")
+    ap.add_argument("--finetuned", help="the bid net after self-play fine-tuning")
     ap.add_argument("--sim", default="simbid", help="the simulation bidder's agent spec")
     ap.add_argument("--games-sim", type=int, default=400, help="game pairs, simulation bidder")
     ap.add_argument("--games-learned", type=int, default=2000, help="game pairs, learned bidder")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--only", default="sim,learned,speed")
+    ap.add_argument("--only", default="sim,learned,finetuned,speed")
     ap.add_argument("--out", default=str(HERE))
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -49,8 +48,11 @@ def main(argv=None) -> int:
     results = json.loads(path.read_text()) if path.exists() else {}
     parts = args.only.split(",")
     learned = f"bidnet:path={args.bidnet}" if args.bidnet else None
+    finetuned = f"bidnet:path={args.finetuned}" if args.finetuned else None
     if ("learned" in parts or "speed" in parts) and not learned:
         ap.error("--bidnet is needed for the learned bidder's parts")
+    if not finetuned and "finetuned" in parts:
+        parts.remove("finetuned")
 
     def save():
         path.write_text(json.dumps(results, indent=1) + "\n")
@@ -58,12 +60,16 @@ def main(argv=None) -> int:
     from texas42_env.cli import parse_agent_spec
 
     for key, spec, n in (("sim", args.sim, args.games_sim),
-                         ("learned", learned, args.games_learned)):
+                         ("learned", learned, args.games_learned),
+                         ("finetuned", finetuned, args.games_learned)):
         if key not in parts:
             continue
         print(f"{key}: {spec} vs heuristic, {n} game pairs, seed {args.seed}", flush=True)
         res = compare(parse_agent_spec(spec), "heuristic", n, "games", args.seed, args.workers)
-        res["calibration"] = calibration(res.pop("predicted"), res.pop("made"))
+        predicted, made = res.pop("predicted"), res.pop("made")
+        if not predicted:
+            raise SystemExit(f"{key}: the bidder won no contract it predicted; play more games")
+        res["calibration"] = calibration(predicted, made)
         res["spec"] = spec
         results[key] = res
         save()
@@ -71,18 +77,11 @@ def main(argv=None) -> int:
         print(f"  marks/game {fmt(s['marks_per_game'])}, marks/hand {fmt(s['marks_per_hand'])},"
               f" ECE {res['calibration']['ece']:.3f}, {res['seconds']:.0f} s", flush=True)
     if "speed" in parts:
-        game = Game()
-        hands = game.reset(64, seed=args.seed + 1000).dealt[:, 0]
-        sim = make_agent(parse_agent_spec(args.sim)).setup(game)
-        net = make_agent(parse_agent_spec(learned)).setup(game)
-        results["speed"] = {"sim": estimate_speed(sim, hands[:40]),
-                            "learned": estimate_speed(net, hands, repeat=50)}
-        sp = results["speed"]
-        sp["ratio_median"] = sp["sim"]["median_ms"] / sp["learned"]["median_ms"]
+        results["speed"] = sp = bench_bidding(n=32, seed=args.seed, bidnet=args.bidnet)
         save()
-        print(f"  speed: sim {sp['sim']['median_ms']:.1f} ms, learned "
-              f"{sp['learned']['median_ms'] * 1e3:.1f} us per hand: x{sp['ratio_median']:.0f}")
-    tables = {k: results[k]["calibration"] for k in ("sim", "learned") if k in results}
+        print(f"  speed: sim {sp['sim_median_ms']:.1f} ms, learned "
+              f"{sp['learned_median_ms'] * 1e3:.1f} us per opening bid: x{sp['speedup']:.0f}")
+    tables = {k: results[k]["calibration"] for k in KEYS if k in results}
     if tables:
         reliability_plot(tables, out / "reliability.png")
     write_report(results, out / "report.md", args)
@@ -96,7 +95,7 @@ def write_report(results: dict, path: Path, args) -> None:
              "bootstrap 95% CIs over deal pairs. Rerun: `python experiments/bidding/run.py "
              "--bidnet BIDNET` (see run.py).", ""]
     rows = []
-    for key in ("sim", "learned"):
+    for key in KEYS:
         if key not in results:
             continue
         r = results[key]
@@ -108,21 +107,22 @@ def write_report(results: dict, path: Path, args) -> None:
                     f"{r['seconds'] / 60:.1f} min |")
     if rows:
         lines += ["| bidder | game pairs (seed "
-                  f"{results[next(k for k in ('sim', 'learned') if k in results)]['seed']}) | "
+                  f"{results[next(k for k in KEYS if k in results)]['seed']}) | "
                   "marks/game A-B | marks/hand A-B | games won | made: bidder / heuristic | "
                   "hands won in bidding | ECE (contracts) | wall |",
                   "|---|---|---|---|---|---|---|---|---|", *rows, ""]
-    if "sim" in results and "learned" in results:
-        e_s = results["sim"]["summary"]["marks_per_game"][0]
-        e_l = results["learned"]["summary"]["marks_per_game"][0]
-        if e_s > 0:
-            lines += [f"Learned bidder's edge as a share of the simulation bidder's: "
-                      f"{e_l / e_s:.0%}.", ""]
+    for key in ("learned", "finetuned"):
+        if "sim" in results and key in results:
+            e_s = results["sim"]["summary"]["marks_per_game"][0]
+            e_l = results[key]["summary"]["marks_per_game"][0]
+            if e_s > 0:
+                lines += [f"The {key} bidder's edge (marks per game) as a share of the "
+                          f"simulation bidder's: {e_l / e_s:.0%}.", ""]
     if "speed" in results:
         sp = results["speed"]
-        lines += [f"Speed (hand values for one hand, median): simulation "
-                  f"{sp['sim']['median_ms']:.1f} ms, learned {sp['learned']['median_ms'] * 1e3:.1f}"
-                  f" us: {sp['ratio_median']:.0f}x.", ""]
+        lines += [f"Speed (`texas42 bench --kinds bidding`: an opening bid decision, median "
+                  f"of {sp['n']}): simulation {sp['sim_median_ms']:.1f} ms, learned "
+                  f"{sp['learned_median_ms'] * 1e3:.0f} us: {sp['speedup']:.0f}x.", ""]
     lines += ["Calibration: `reliability.png` (predicted chance of making the contract won vs "
               "the share made, per bin).", ""]
     path.write_text("\n".join(lines))
