@@ -35,3 +35,16 @@ def snapshot(state) -> dict:
 
 def same_state(a: dict, b: dict) -> bool:
     return all(np.array_equal(a[f], b[f]) for f in a)
+
+
+def fixed_bidder(curves, **kw):
+    """A ``ValueBidder`` whose estimates are ``curves`` ([contracts, 13]) for every hand."""
+    from agents.bidding import ValueBidder
+
+    class FixedBidder(ValueBidder):
+        def estimates(self, hands, where=None):
+            return np.broadcast_to(self.curves, (len(hands),) + self.curves.shape)
+
+    agent = FixedBidder(**kw)
+    agent.curves = np.asarray(curves, float)
+    return agent

@@ -15,7 +15,7 @@ import pytest
 
 from agents import make_agent
 from agents.arena import PairStats, play_duplicate, summarize
-from agents.bidding import (CONTRACTS, NEEDS, BidRule, HandValuer, ValueBidder, bid_marks,
+from agents.bidding import (CONTRACTS, NEEDS, BidRule, HandValuer, bid_marks,
                             bid_need, deal_around, longest_suits, make_curves, open_tables,
                             play_out, win_table)
 from agents.hand_values import DataConfig, DatasetError, generate, load_dataset, make_chunk
@@ -23,6 +23,8 @@ from texas42_env import tiles as T
 from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, HAND_OVER, PLAYING, Game
 from texas42_env.rules import DOUBLES, FOLLOW_ME, RulesConfig
+
+from helpers import fixed_bidder
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = RulesConfig.make()
@@ -402,16 +404,7 @@ def test_bad_pass_chances_are_refused_by_the_agents():
         make_agent("simbid", q_opp=2.0)
 
 
-# ---------------------------------------------------------------------- ValueBidder
-class FixedBidder(ValueBidder):
-    """Estimates given up front: the same curves for every hand."""
-
-    def __init__(self, curves, **kw):
-        super().__init__(**kw)
-        self.curves = np.asarray(curves, float)
-
-    def estimates(self, hands, where=None):
-        return np.broadcast_to(self.curves, (len(hands),) + self.curves.shape)
+# ---------------------------------------------------------------------- value bidders
 
 
 def act_at(agent, game, st, table=0):
@@ -438,7 +431,7 @@ def test_a_value_bidder_bids_logs_its_prediction_and_declares_the_best_contract(
     c = np.zeros((len(CONTRACTS), 13))
     c[3, :12], c[3, 12] = 0.7, 0.1  # 3s: 70% for 30..41, 10% for all 42
     c[5, :12] = 0.7  # 5s: as likely to take 30 and never all 42: 3s is the better contract
-    agent = FixedBidder(c, game_weight=0).setup(game)
+    agent = fixed_bidder(c, game_weight=0).setup(game)
     st = game.reset(1, seed=seed)
     s = int(st.to_move[0])
     a = act_at(agent, game, st)
@@ -452,13 +445,13 @@ def test_a_value_bidder_bids_logs_its_prediction_and_declares_the_best_contract(
     assert int(st.phase[0]) == DECLARING and int(st.to_move[0]) == s
     assert act_at(agent, game, st) == game.actions.contract0 + 3
     # a pass is not logged
-    agent2 = FixedBidder(np.zeros((len(CONTRACTS), 13))).setup(game)
+    agent2 = fixed_bidder(np.zeros((len(CONTRACTS), 13))).setup(game)
     st = game.reset(1, seed=seed)
     assert act_at(agent2, game, st) == PASS and agent2.predictions == {}
 
 
 def test_a_value_bidder_needs_the_context():
-    for agent in (make_agent("simbid", worlds=2), FixedBidder(curves_of(1, 1))):
+    for agent in (make_agent("simbid", worlds=2), fixed_bidder(curves_of(1, 1))):
         agent.setup(Game())
         with pytest.raises(ValueError, match="context"):
             agent.act(np.zeros((1, 10), np.float32), np.ones((1, 64), bool))

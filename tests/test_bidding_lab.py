@@ -17,7 +17,7 @@ import pytest
 
 from agents import make_agent
 from agents.base import Context
-from agents.bidding import (CONTRACTS, BidRule, SimBidder, ValueBidder, auction_worlds,
+from agents.bidding import (CONTRACTS, BidRule, SimBidder, auction_worlds,
                             bid_need, deal_around, win_table)
 from agents.heuristic import HeuristicAgent
 from texas42_env import tiles as T
@@ -25,6 +25,8 @@ from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0
 from texas42_env.core import BIDDING, DECLARING, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rules import RulesConfig
+
+from helpers import fixed_bidder
 
 ROOT = Path(__file__).resolve().parents[1]
 ALL = (1 << T.N_TILES) - 1
@@ -102,15 +104,6 @@ def fresh_checkpoint(hidden: int = 16, seed: int = 0, context: bool = False) -> 
             "model": _torch_net(cfg).state_dict(), "context": context}
 
 
-class FixedBidder(ValueBidder):
-    """The same curves for every hand."""
-
-    def __init__(self, curves, **kw):
-        super().__init__(**kw)
-        self.curves = np.asarray(curves, float)
-
-    def estimates(self, hands, where=None):
-        return np.broadcast_to(self.curves, (len(hands),) + self.curves.shape)
 
 
 def zero_curves():
@@ -512,7 +505,7 @@ def special(agent, game, st, curves=None):
 
 def test_six_doubles_plunge_but_not_over_the_partner():
     game = Game()
-    agent = FixedBidder(zero_curves()).setup(game)
+    agent = fixed_bidder(zero_curves()).setup(game)
     dealt = deal_with(SIX_DOUBLES, 2)
     st = table(game, dealt, 2)  # opening
     assert st.legal[0, PLUNGE] and special(agent, game, st) == PLUNGE
@@ -531,7 +524,7 @@ def test_a_nello_hand_with_no_chances_bids_the_least_marks_when_nello_is_on():
     assert probe._nello_hand(T.mask_of(T.parse_tile(x) for x in tiles))
     dealt = deal_with(tiles, 2)
     game = Game()
-    agent = FixedBidder(zero_curves()).setup(game)
+    agent = fixed_bidder(zero_curves()).setup(game)
     st = table(game, dealt, 2)
     assert special(agent, game, st) == MARKS0  # 1m
     assert act_at(agent, game, st) == MARKS0
@@ -544,7 +537,7 @@ def test_a_nello_hand_with_no_chances_bids_the_least_marks_when_nello_is_on():
     assert special(agent, game, st) is None
     # with nello off the rule decides: zero chances pass
     off = Game(RulesConfig.make(nello=False))
-    agent = FixedBidder(zero_curves()).setup(off)
+    agent = fixed_bidder(zero_curves()).setup(off)
     st = table(off, dealt, 2)
     assert special(agent, off, st) is None
     assert act_at(agent, off, st) == PASS
@@ -557,8 +550,8 @@ def test_exploring_value_bidder_bids_the_least_points_where_the_rule_passes():
     rule = dict(q_open=1.0, q_partner=1.0, q_opp=0.0, game_weight=0)
     c = zero_curves()
     c[2, :] = np.linspace(0.4, 0.1, 13)
-    calm = FixedBidder(c, **rule).setup(game)
-    bold = FixedBidder(c, explore=1.0, **rule).setup(game)
+    calm = fixed_bidder(c, **rule).setup(game)
+    bold = fixed_bidder(c, explore=1.0, **rule).setup(game)
     st = game.reset(12, seed=6)
     enc = make_encoder(game)
     points_decisions = 0
@@ -612,7 +605,7 @@ def test_exploration_outside_zero_one_is_refused(explore):
     from agents.bidnet import LearnedBidder
 
     with pytest.raises(ValueError, match="explore"):
-        FixedBidder(zero_curves(), explore=explore)
+        fixed_bidder(zero_curves(), explore=explore)
     with pytest.raises(ValueError, match="explore"):
         LearnedBidder(checkpoint=fresh_checkpoint(), explore=explore)
 
@@ -623,7 +616,7 @@ def test_bad_game_weights_are_refused(weight):
     with pytest.raises(ValueError, match="game_weight"):
         BidRule(game_weight=weight)
     with pytest.raises(ValueError, match="game_weight"):
-        FixedBidder(zero_curves(), game_weight=weight)
+        fixed_bidder(zero_curves(), game_weight=weight)
     with pytest.raises(ValueError, match="game_weight"):
         make_agent("simbid", game_weight=weight)
 

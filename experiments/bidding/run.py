@@ -3,7 +3,8 @@ bidding, everyone playing the cards as the heuristic does.
 
     python experiments/bidding/run.py --bidnet runs/bidnet/NAME/bidnet.pt \
         [--finetuned runs/bidnet/FT/bidnet.pt] [--games-sim 400] [--games-learned 2000] \
-        [--seed 1] [--workers 2] [--only sim,learned,finetuned,speed]
+        [--finetuned-heuristic runs/bidnet/FT2/bidnet.pt] [--seed 1] [--workers 2] \
+        [--only sim,learned,finetuned,finetuned-heuristic,speed]
 
 Writes results.json (summaries with 95% CIs, calibration tables, speeds), reliability.png
 and report.md next to this file (or --out). Each part's results are kept in results.json
@@ -22,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from agents.bid_eval import bench_bidding, calibration, compare, reliability_plot  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-KEYS = ("sim", "learned", "finetuned")
+KEYS = ("sim", "learned", "finetuned", "finetuned-heuristic")
 
 
 def fmt(v, signed=True) -> str:
@@ -34,12 +35,14 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bidnet", help="bid-net checkpoint (scripts/train_bidnet.py)")
     ap.add_argument("--finetuned", help="the bid net after self-play fine-tuning")
+    ap.add_argument("--finetuned-heuristic",
+                    help="the bid net fine-tuned with the heuristic bidding for the opponents")
     ap.add_argument("--sim", default="simbid", help="the simulation bidder's agent spec")
     ap.add_argument("--games-sim", type=int, default=400, help="game pairs, simulation bidder")
     ap.add_argument("--games-learned", type=int, default=2000, help="game pairs, learned bidder")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--only", default="sim,learned,finetuned,speed")
+    ap.add_argument("--only", default="sim,learned,finetuned,finetuned-heuristic,speed")
     ap.add_argument("--out", default=str(HERE))
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -49,10 +52,12 @@ def main(argv=None) -> int:
     parts = args.only.split(",")
     learned = f"bidnet:path={args.bidnet}" if args.bidnet else None
     finetuned = f"bidnet:path={args.finetuned}" if args.finetuned else None
+    ft_heur = f"bidnet:path={args.finetuned_heuristic}" if args.finetuned_heuristic else None
     if ("learned" in parts or "speed" in parts) and not learned:
         ap.error("--bidnet is needed for the learned bidder's parts")
-    if not finetuned and "finetuned" in parts:
-        parts.remove("finetuned")
+    for key, spec in (("finetuned", finetuned), ("finetuned-heuristic", ft_heur)):
+        if not spec and key in parts:
+            parts.remove(key)
 
     def save():
         path.write_text(json.dumps(results, indent=1) + "\n")
@@ -61,7 +66,8 @@ def main(argv=None) -> int:
 
     for key, spec, n in (("sim", args.sim, args.games_sim),
                          ("learned", learned, args.games_learned),
-                         ("finetuned", finetuned, args.games_learned)):
+                         ("finetuned", finetuned, args.games_learned),
+                         ("finetuned-heuristic", ft_heur, args.games_learned)):
         if key not in parts:
             continue
         print(f"{key}: {spec} vs heuristic, {n} game pairs, seed {args.seed}", flush=True)
@@ -111,7 +117,7 @@ def write_report(results: dict, path: Path, args) -> None:
                   "marks/game A-B | marks/hand A-B | games won | made: bidder / heuristic | "
                   "hands won in bidding | ECE (contracts) | wall |",
                   "|---|---|---|---|---|---|---|---|---|", *rows, ""]
-    for key in ("learned", "finetuned"):
+    for key in KEYS[1:]:
         if "sim" in results and key in results:
             e_s = results["sim"]["summary"]["marks_per_game"][0]
             e_l = results[key]["summary"]["marks_per_game"][0]
@@ -125,7 +131,36 @@ def write_report(results: dict, path: Path, args) -> None:
                   f"{sp['learned_median_ms'] * 1e3:.0f} us: {sp['speedup']:.0f}x.", ""]
     lines += ["Calibration: `reliability.png` (predicted chance of making the contract won vs "
               "the share made, per bin).", ""]
+    lines += _nets_section(path.parent / "nets")
     path.write_text("\n".join(lines))
+
+
+def _nets_section(folder: Path) -> list[str]:
+    """What the committed nets were trained on, from their metrics files (if present)."""
+    if not folder.is_dir():
+        return []
+    out = ["## The nets (`nets/`)", ""]
+    data = folder / "dataset-config.json"
+    if data.exists():
+        out += [f"Dataset: `{json.dumps(json.loads(data.read_text()))}` "
+                "(`scripts/bid_data.py hands=32000`).", ""]
+    for name in sorted(folder.glob("*.metrics.json")):
+        m = json.loads(name.read_text())
+        label = name.name.replace(".metrics.json", "")
+        if "val" in m:
+            v, f = m["val"], m["constant_predictor"]
+            out.append(f"- `{label}.pt`: supervised on {m['train_hands']} hands, held-out "
+                       f"{m['val_hands']}: cross-entropy {v['bce']:.4f} (a constant predictor "
+                       f"{f['bce']:.4f}), Brier {v['brier']:.4f} ({f['brier']:.4f}), expected "
+                       f"points off by {v['points_mae']:.2f} ({f['points_mae']:.2f}).")
+        else:
+            rounds = "; ".join(f"round {h['round']}: made {h['made_rate']:.3f}, predicted "
+                               f"{h['predicted']:.3f}, ECE {h.get('ece', float('nan')):.3f}"
+                               for h in m["history"])
+            out.append(f"- `{label}.pt`: fine-tuned from `supervised.pt`, {len(m['history'])} "
+                       f"rounds of {m['history'][0]['contracts']}-odd contracts won (each "
+                       f"round's figures before training on it): {rounds}.")
+    return out + [""]
 
 
 if __name__ == "__main__":
