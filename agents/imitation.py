@@ -17,7 +17,7 @@ from torch import nn
 from texas42_env.core import HAND_OVER, NO_ACTION
 from texas42_env.rewards import team_rewards
 
-from .base import make_agent
+from .base import Context, make_agent
 
 CHUNK = 2048  # hands per chunk
 FIRST_GAME = 1 << 40
@@ -35,7 +35,7 @@ def demonstrations(trainer, agent, first: int, n: int) -> dict[str, np.ndarray]:
         seats = st.to_move[active]
         o = enc.encode(st, seats, idx=active)
         m = st.legal[active]
-        a = agent.act(o, m)
+        a = agent.act(o, m, Context(game, st, active, seats) if agent.needs_state else None)
         obs.append(o)
         if trainer.critic_encoder is not None:
             cobs.append(trainer.critic_encoder.encode(st, seats, idx=active))
@@ -60,7 +60,12 @@ def warm_start(trainer, cfg, progress: bool = True) -> dict[str, float]:
     """Clone ``cfg.agent`` into ``trainer.policy``; returns the last chunk's losses."""
     from tqdm import tqdm
 
-    agent = make_agent(cfg.agent).setup(trainer.game)
+    spec = cfg.agent
+    if isinstance(spec, str) and ":" in spec:
+        from texas42_env.cli import parse_agent_spec
+
+        spec = parse_agent_spec(spec)
+    agent = make_agent(spec).setup(trainer.game)
     policy = trainer.policy
     opt = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
     gen = torch.Generator().manual_seed(trainer.seed + 1)

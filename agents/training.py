@@ -47,11 +47,22 @@ class EvalConfig:
     seed: int = 12345  # the evaluation deals (kept apart from the training deals)
 
 
+def _agent_name(spec) -> str:
+    """The registered name in an agent spec (a name, ``NAME:K=V,...`` or a dict)."""
+    if isinstance(spec, str):
+        return spec.partition(":")[0]
+    if isinstance(spec, dict):
+        return spec.get("name", "")
+    return repr(spec)
+
+
 @dataclass
 class WarmStartConfig:
-    """Behaviour cloning from an agent's self-play before PPO (``hands: 0`` = off)."""
+    """Behaviour cloning from an agent's self-play before PPO (``hands: 0`` = off).
+    ``agent``: a name, ``NAME:KEY=VALUE,...`` or ``{name: ..., ...}`` (e.g. a learned bidder
+    with the heuristic's play: ``bidnet:path=experiments/bidding/nets/supervised.pt``)."""
 
-    agent: str = "heuristic"
+    agent: Any = "heuristic"
     hands: int = 0
     epochs: int = 4
     minibatch: int = 2048
@@ -112,15 +123,15 @@ class TrainConfig:
         from .base import REGISTRY
 
         for where, name in [("eval.against", a) for a in ev.against] + \
-                [("warm_start.agent", warm.agent)]:
+                [("warm_start.agent", _agent_name(warm.agent))]:
             if name not in REGISTRY:
                 raise ConfigError(f"{where}: unknown agent {name!r}; registered: "
                                   f"{', '.join(sorted(REGISTRY))}")
-            if getattr(REGISTRY[name], "needs_state", False):
+            if where == "eval.against" and getattr(REGISTRY[name], "needs_state", False):
                 raise ConfigError(f"{where}: {name!r} searches (it needs the tables' state); "
                                   "choose an agent that plays from observations")
         if rules.ruleset != "standard":
-            if ev.against or (warm.hands and warm.agent != "random"):
+            if ev.against or (warm.hands and _agent_name(warm.agent) != "random"):
                 raise ConfigError("the heuristic and the duplicate arena play the standard "
                                   "ruleset only: set eval.against=[] and warm_start.hands=0 "
                                   f"for {rules.ruleset!r}")

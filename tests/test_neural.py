@@ -220,3 +220,18 @@ def test_demonstrations_are_whole_hands_with_team_returns():
     teams = np.concatenate(teams)
     r = team_rewards(st, np.arange(16), "marks")
     np.testing.assert_array_equal(d["returns"], r[teams[:, 0], teams[:, 1]])
+
+
+def test_behaviour_cloning_from_an_agent_that_reads_the_table():
+    # the learned bidder needs the tables' context (score, auction): the demonstrations pass it
+    from pathlib import Path
+
+    net = Path(__file__).resolve().parents[1] / "experiments/bidding/nets/supervised.pt"
+    trainer = make_trainer(seed=3)
+    bidder = make_agent({"name": "bidnet", "path": str(net)}).setup(trainer.game)
+    d = demonstrations(trainer, bidder, first=0, n=32)
+    assert d["masks"][np.arange(d["actions"].size), d["actions"]].all()
+    assert bidder.predictions  # it bid by its rule, with the context it was given
+    logs = warm_start(trainer, WarmStartConfig(agent=f"bidnet:path={net}", hands=64, epochs=1,
+                                               minibatch=256), progress=False)
+    assert np.isfinite(logs["cross_entropy"])

@@ -331,3 +331,12 @@ def test_the_train_script_reports_a_bad_option_without_a_traceback(tmp_path):
     assert "algorithm.tables must be positive, got 0" in p.stderr
     assert "Traceback" not in p.stderr + p.stdout
     assert not checkpoints_in(tmp_path / "run" / "checkpoints")
+
+
+def test_the_bidder_config_warm_starts_from_the_committed_bid_net():
+    config = TrainConfig.from_dict(compose(name="bidder"))
+    rules, model, ppo, opp, ev, warm = config.parts()
+    assert warm.hands > 0 and warm.agent.startswith("bidnet:path=")
+    assert (ROOT / warm.agent.split("=", 1)[1]).is_file()
+    with pytest.raises(ConfigError, match="warm_start.agent: unknown agent 'bidnot'"):
+        TrainConfig.from_dict(compose('warm_start.agent="bidnot:path=x"', name="bidder")).parts()
