@@ -119,52 +119,73 @@ def reliability_plot(tables: dict[str, dict], path) -> None:
     plt.close(fig)
 
 
-def bench_bidding(n: int = 32, seed: int = 0, bidnet: str | None = None) -> dict:
-    """Milliseconds per opening bid decision (one table, the first seat to bid, ``act`` as
-    the arena calls it, the observation already encoded) for the simulation bidder (default settings, a new hand each time:
-    its cache is emptied) and the learned bidder (``bidnet``: a checkpoint; without one a
-    freshly initialised net of the default size, which bids no worse or better than it times).
-    """
-    from texas42_env.core import Game
+def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict:
+    """Milliseconds per bid decision of the simulation bidder (default settings, each
+    decision on an empty cache) and the learned bidder (``bidnet``: a checkpoint; without
+    one a freshly initialised net of the default size, which times the same), over every
+    bidding decision of ``n`` auctions the heuristic bids (so later seats face real bids),
+    the two timed in turn at each decision; ``act`` as the arena calls it, the observation
+    already encoded (the environment's work). Then the throughput: the same auctions
+    played at once, each bidder's ``act`` on every table to bid (decisions per second)."""
+    from texas42_env.core import BIDDING, Game
     from texas42_env.observation import make_encoder
 
     from .base import Context
     from .bidding import SimBidder
-    from .bidnet import LearnedBidder
+    from .bidnet import LearnedBidder, untrained_checkpoint
+    from .heuristic import HeuristicAgent
 
     game = Game()
     enc = make_encoder(game)
-    if bidnet is None:
-        import torch
-
-        from .bidnet import BidNetConfig, _torch_net
-
-        torch.manual_seed(seed)
-        cfg = BidNetConfig()
-        ck = {"format": "texas42-checkpoint", "kind": "bidnet", "net": vars(cfg),
-              "model": _torch_net(cfg).state_dict()}
-        learned = LearnedBidder(checkpoint=ck)
-    else:
-        learned = LearnedBidder(path=bidnet)
+    learned = LearnedBidder(path=bidnet) if bidnet else \
+        LearnedBidder(checkpoint=untrained_checkpoint(seed))
     agents = {"sim": SimBidder(seed=seed).setup(game), "learned": learned.setup(game)}
-    st = game.reset(n + 1, seed=seed)
-    out = {"kind": "bidding", "n": n, "seed": seed, "bidnet": bidnet or "untrained"}
-    for name, agent in agents.items():
-        ms = []
-        for t in range(n + 1):
+    heuristic = HeuristicAgent().setup(game)
+    ms: dict[str, list[float]] = {k: [] for k in agents}
+    rows = np.array([0])
+    for t in range(n + 1):
+        st = game.reset(1, seed=seed, game_ids=[t])
+        while st.phase[0] == BIDDING:
+            seats = st.to_move[rows]
+            obs = enc.encode(st, seats, idx=rows)
+            for name, agent in agents.items():
+                if hasattr(agent, "_cache"):
+                    agent._cache.clear()
+                t0 = time.perf_counter()
+                agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
+                if t:  # the first auction warms up
+                    ms[name].append((time.perf_counter() - t0) * 1e3)
+            game.step(st, heuristic.act(obs, st.legal[rows]))
+    out = {"kind": "bidding", "n": n, "decisions": len(ms["sim"]), "seed": seed,
+           "bidnet": bidnet or "untrained"}
+    for name, values in ms.items():
+        v = np.array(values)
+        out[f"{name}_median_ms"] = float(np.median(v))
+        out[f"{name}_mean_ms"] = float(v.mean())
+        out[f"{name}_p90_ms"] = float(np.percentile(v, 90))
+    out["speedup"] = out["sim_median_ms"] / out["learned_median_ms"]
+    # throughput: the same auctions at once, every bidder's act on all tables to move (as
+    # the arena batches them)
+    st = game.reset(n, seed=seed, game_ids=np.arange(1, n + 1))
+    spent = {k: 0.0 for k in agents}
+    decisions = 0
+    while (st.phase == BIDDING).any():
+        rows = np.flatnonzero(st.phase == BIDDING)
+        seats = st.to_move[rows]
+        obs = enc.encode(st, seats, idx=rows)
+        for name, agent in agents.items():
             if hasattr(agent, "_cache"):
                 agent._cache.clear()
-            rows = np.array([t])
-            seats = st.to_move[rows]
-            obs = enc.encode(st, seats, idx=rows)  # the environment's work, not the bidder's
             t0 = time.perf_counter()
             agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
-            if t:  # the first call warms up
-                ms.append((time.perf_counter() - t0) * 1e3)
-        a = np.array(ms)
-        out[f"{name}_median_ms"] = float(np.median(a))
-        out[f"{name}_p90_ms"] = float(np.percentile(a, 90))
-    out["speedup"] = out["sim_median_ms"] / out["learned_median_ms"]
+            spent[name] += time.perf_counter() - t0
+        decisions += rows.size
+        a = np.full(n, -1, np.int64)
+        a[rows] = heuristic.act(obs, st.legal[rows])
+        game.step(st, a)
+    for name in agents:
+        out[f"{name}_decisions_per_s"] = decisions / spent[name]
+    out["throughput_ratio"] = out["learned_decisions_per_s"] / out["sim_decisions_per_s"]
     return out
 
 

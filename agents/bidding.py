@@ -229,6 +229,24 @@ def win_table(target: int) -> np.ndarray:
     return w
 
 
+def _outcome_value(target, scoring, game_weight, us, them, du, dt) -> float:
+    """An outcome's worth: its marks difference plus ``game_weight * target`` times the
+    chance of winning the game from the score it leaves (marks scoring only)."""
+    value = float(du - dt)
+    if game_weight > 0 and scoring == "marks":
+        us, them = min(us, target), min(them, target)
+        value += game_weight * target * win_table(target)[us + du, them + dt]
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _outcomes(target, scoring, game_weight, us, them) -> tuple[list[float], list[float]]:
+    """([U(m, 0)], [U(0, m)]) for m = 0..MAX_MARKS at one score: the lotteries' prizes."""
+    marks = range(MAX_MARKS + 1)
+    return ([_outcome_value(target, scoring, game_weight, us, them, m, 0) for m in marks],
+            [_outcome_value(target, scoring, game_weight, us, them, 0, m) for m in marks])
+
+
 def bid_marks(action: int) -> int:
     """Marks a standard bid action is worth: 1 for a points bid, m for an m-mark bid."""
     return action - MARKS0 + 1 if action >= MARKS0 else 1
@@ -266,12 +284,14 @@ class BidRule:
 
     def utility(self, game: Game, score: np.ndarray, team: int):
         """U(gain_us, gain_them) for the table's game score (``score``: [2] marks)."""
-        target = game.target
-        if self.game_weight > 0 and game.rules.scoring == "marks":
-            w = win_table(target) * (self.game_weight * target)
-            us, them = min(int(score[team]), target), min(int(score[team ^ 1]), target)
-            return lambda du, dt: du - dt + w[us + du, them + dt]
-        return lambda du, dt: float(du - dt)
+        us, them = int(score[team]), int(score[team ^ 1])
+        return lambda du, dt: _outcome_value(game.target, game.rules.scoring,
+                                             self.game_weight, us, them, du, dt)
+
+    def _outcomes(self, game, score, team) -> tuple[list[float], list[float]]:
+        """([U(m, 0)], [U(0, m)]) for m = 0..MAX_MARKS."""
+        return _outcomes(game.target, game.rules.scoring, self.game_weight,
+                         int(score[team]), int(score[team ^ 1]))
 
     def choose(self, curves: np.ndarray, mask: np.ndarray, st: State, t: int, s: int,
                game: Game) -> tuple[int, float]:
@@ -279,28 +299,26 @@ class BidRule:
         ``s``; ``curves``: [contracts, 13] chances of taking each need."""
         best = curves.max(axis=0).tolist()  # the best contract's chance per need
         team = s & 1
-        U = self.utility(game, st.score[t], team)
-
-        def lottery(p, m):
-            return p * U(m, 0) + (1.0 - p) * U(0, m)
-
+        up, down = self._outcomes(game, st.score[t], team)
+        legal = mask[:PLUNGE].tolist()
         choices = []  # (value, action, chance), pass first, then bids upwards
-        if mask[PASS]:
+        if legal[PASS]:
             hb = int(st.high_bidder[t])
             if hb < 0:
-                choices.append((lottery(self.q_open, 1), PASS, np.nan))
+                m, q = 1, self.q_open
             else:
                 m = min(max(int(st.bid_marks[t]), 1), MAX_MARKS)  # plunge/splash: their value
                 q = self.q_partner if (hb & 1) == team else 1.0 - self.q_opp
-                choices.append((lottery(q, m), PASS, np.nan))
-        legal = mask[:PLUNGE].tolist()
+            choices.append((q * up[m] + (1.0 - q) * down[m], PASS, np.nan))
         a = next((a for a in range(POINTS0, MARKS0) if legal[a]), None)
         if a is not None:  # every points bid is one mark: the least has the best chance
             p = best[bid_need(a) - 30]
-            choices.append((lottery(p, 1), a, p))
+            choices.append((p * up[1] + (1.0 - p) * down[1], a, p))
+        p = best[-1]
         for a in range(MARKS0, PLUNGE):
             if legal[a]:
-                choices.append((lottery(best[-1], a - MARKS0 + 1), a, best[-1]))
+                m = a - MARKS0 + 1
+                choices.append((p * up[m] + (1.0 - p) * down[m], a, p))
         if not choices:  # only plunge/splash left: the least of them
             return int(np.flatnonzero(mask)[0]), np.nan
         # the best value; ties to the earliest (pass, then the least bid)
@@ -384,17 +402,18 @@ class ValueBidder(Agent):
         if mask[PASS] and int(st.high_bidder[t]) == (s + 2) % 4:
             return None
         hand = int(st.hands[t, s])
-        doubles = bin(hand & T.DOUBLES_MASK).count("1")
-        if mask[PLUNGE] and doubles >= h.PLUNGE_DOUBLES:
-            return PLUNGE
-        if mask[SPLASH] and doubles >= h.SPLASH_DOUBLES:
-            return SPLASH
+        if mask[PLUNGE] or mask[SPLASH]:  # legal only with enough doubles
+            doubles = bin(hand & T.DOUBLES_MASK).count("1")
+            if mask[PLUNGE] and doubles >= h.PLUNGE_DOUBLES:
+                return PLUNGE
+            if mask[SPLASH] and doubles >= h.SPLASH_DOUBLES:
+                return SPLASH
         rules = game.rules
-        if rules.nello and curves[:, 0].max() < 0.5:
-            marks = np.flatnonzero(mask[MARKS0:PLUNGE])
-            if marks.size and rules.nello_min_marks <= int(marks[0]) + 1 <= 2 \
-                    and h._nello_hand(hand):
-                return MARKS0 + int(marks[0])
+        if rules.nello:
+            least = next((a for a in range(MARKS0, PLUNGE) if mask[a]), None)
+            if least is not None and rules.nello_min_marks <= least - MARKS0 + 1 <= 2 \
+                    and curves[:, 0].max() < 0.5 and h._nello_hand(hand):
+                return least
         return None
 
     def _bid(self, game, st, t, s, mask, curves) -> int:

@@ -283,30 +283,52 @@ class NumpyBidNet:
         # a net fine-tuned in self-play reads the auction; one trained on hand values alone
         # has only seen zeros there
         self.uses_context = bool(ck.get("context", False))
-        self._step_mask = np.ones(N_NEEDS, np.float32)
-        self._step_mask[0] = 0.0  # column 0 is the base, not a step
+        # _steps[j, k] = 1 for 1 <= j <= k: column k sums the steps up to need k (row 0, the
+        # base, counts nowhere)
+        self._steps = np.triu(np.ones((N_NEEDS, N_NEEDS), np.float32))
+        self._steps[0] = 0.0
 
     def __call__(self, hands: np.ndarray, context: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
         """(chances [n, contracts, 13], expected points [n, contracts])."""
         hands = np.atleast_1d(np.asarray(hands, np.uint64))
-        if len(hands) == 1:  # one decision: sum the rows of the seven tiles held
+        n, C = len(hands), len(CONTRACTS)
+        if n == 1:  # one decision (the common case): plain 2-D products, no unpacking
             h = int(hands[0])
-            x = self.first_w[[t for t in range(T.N_TILES) if h >> t & 1]].sum(0) + self.first_b
+            bits = np.zeros(T.N_TILES, np.float32)
+            bits[[t for t in range(T.N_TILES) if h >> t & 1]] = 1.0
         else:
             bits = np.unpackbits(hands.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
                                  bitorder="little")[:, :T.N_TILES].astype(np.float32)
-            x = bits @ self.first_w + self.first_b
-        x = x.reshape(len(hands), len(CONTRACTS), self.hidden)
+        x = bits @ self.first_w
+        x += self.first_b
+        x = x.reshape(n * C, self.hidden)  # rows: (hand, contract)
         if context is not None and self.uses_context:
-            x = x + (np.asarray(context, np.float32) @ self.context_w)[:, None, :]
-        x = np.maximum(x, 0.0)
+            x = (x.reshape(n, C, self.hidden)
+                 + (np.asarray(context, np.float32) @ self.context_w)[:, None, :]) \
+                .reshape(n * C, self.hidden)
+        np.maximum(x, 0.0, out=x)
         for w, b in self.layers[1:]:
-            x = np.maximum(x @ w + b, 0.0)
-        out = x @ self.head[0] + self.head[1]
-        # need k's logit: the base (column 0) less the softplus steps 1..k
-        steps = np.cumsum(np.logaddexp(0.0, out[..., :N_NEEDS]) * self._step_mask, -1)
-        return 1.0 / (1.0 + np.exp(steps - out[..., :1])), out[..., N_NEEDS] * 42.0
+            x = x @ w
+            x += b
+            np.maximum(x, 0.0, out=x)
+        out = x @ self.head[0] + self.head[1]  # [n * C, 14]
+        # need k's logit: the base (column 0) less the softplus steps 1..k (a triangular
+        # matrix sums them)
+        logits = out[:, :1] - np.log1p(np.exp(out[:, :N_NEEDS])) @ self._steps
+        chances = 1.0 / (1.0 + np.exp(-logits))
+        return chances.reshape(n, C, N_NEEDS), out[:, N_NEEDS].reshape(n, C) * 42.0
+
+
+def untrained_checkpoint(seed: int = 0, cfg: BidNetConfig | None = None) -> dict:
+    """A bid-net checkpoint (in memory) of freshly initialised weights: for timing and
+    tests; it bids as badly as untrained weights do."""
+    import torch
+
+    cfg = cfg or BidNetConfig()
+    torch.manual_seed(seed)
+    return {"format": "texas42-checkpoint", "kind": KIND, "net": asdict(cfg),
+            "model": _torch_net(cfg).state_dict()}
 
 
 @register("bidnet")
@@ -506,4 +528,4 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
 
 __all__ = ["BidNetConfig", "FinetuneConfig", "LearnedBidder", "NumpyBidNet", "TrainBidConfig",
            "auction_context", "features", "finetune_bidnet", "self_play_outcomes",
-           "train_bidnet"]
+           "train_bidnet", "untrained_checkpoint"]

@@ -139,9 +139,13 @@ def _agent_row(row: dict) -> str:
                 f"{row['median_ms']:.1f} ms, mean {row['mean_ms']:.1f} ms, p90 "
                 f"{row['p90_ms']:.1f} ms, max {row['max_ms']:.1f} ms")
     if row["kind"] == "bidding":
-        return (f"bidding: opening bid decision, {row['n']} hands: simulation bidder median "
-                f"{row['sim_median_ms']:.1f} ms, learned bidder ({row['bidnet']}) "
-                f"{row['learned_median_ms'] * 1e3:.0f} us: x{row['speedup']:,.0f}")
+        return (f"bidding: {row['decisions']} bid decisions of {row['n']} auctions: simulation "
+                f"bidder median {row['sim_median_ms']:.1f} ms (mean {row['sim_mean_ms']:.1f}), "
+                f"learned bidder ({row['bidnet']}) {row['learned_median_ms'] * 1e3:.0f} us "
+                f"(mean {row['learned_mean_ms'] * 1e3:.0f}): x{row['speedup']:,.0f} (medians); "
+                f"batched: {row['sim_decisions_per_s']:,.1f} vs "
+                f"{row['learned_decisions_per_s']:,.0f} decisions/s: "
+                f"x{row['throughput_ratio']:,.0f}")
     return (f" train: PPO rollout + learning, {row['tables']} hands an update: "
             f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch threads)")
 
