@@ -119,6 +119,33 @@ def reliability_plot(tables: dict[str, dict], path) -> None:
     plt.close(fig)
 
 
+def _timed_auctions(game, enc, st, agents: dict, heuristic) -> list[tuple[int, dict]]:
+    """Play out the bidding of every table of ``st`` with ``heuristic`` bidding; before each
+    step, time each agent's ``act`` on the tables to bid (its cache emptied). Returns
+    (tables, {agent: seconds}) per step."""
+    from texas42_env.core import BIDDING
+
+    from .base import Context
+
+    steps = []
+    while (st.phase == BIDDING).any():
+        rows = np.flatnonzero(st.phase == BIDDING)
+        seats = st.to_move[rows]
+        obs = enc.encode(st, seats, idx=rows)
+        spent = {}
+        for name, agent in agents.items():
+            if hasattr(agent, "_cache"):
+                agent._cache.clear()
+            t0 = time.perf_counter()
+            agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
+            spent[name] = time.perf_counter() - t0
+        steps.append((rows.size, spent))
+        a = np.full(st.batch_size, -1, np.int64)
+        a[rows] = heuristic.act(obs, st.legal[rows])
+        game.step(st, a)
+    return steps
+
+
 def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict:
     """Milliseconds per bid decision of the simulation bidder (default settings, each
     decision on an empty cache) and the learned bidder (``bidnet``: a checkpoint; without
@@ -127,10 +154,9 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
     the two timed in turn at each decision; ``act`` as the arena calls it, the observation
     already encoded (the environment's work). Then the throughput: the same auctions
     played at once, each bidder's ``act`` on every table to bid (decisions per second)."""
-    from texas42_env.core import BIDDING, Game
+    from texas42_env.core import Game
     from texas42_env.observation import make_encoder
 
-    from .base import Context
     from .bidding import SimBidder
     from .bidnet import LearnedBidder, untrained_checkpoint
     from .heuristic import HeuristicAgent
@@ -142,20 +168,12 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
     agents = {"sim": SimBidder(seed=seed).setup(game), "learned": learned.setup(game)}
     heuristic = HeuristicAgent().setup(game)
     ms: dict[str, list[float]] = {k: [] for k in agents}
-    rows = np.array([0])
-    for t in range(n + 1):
-        st = game.reset(1, seed=seed, game_ids=[t])
-        while st.phase[0] == BIDDING:
-            seats = st.to_move[rows]
-            obs = enc.encode(st, seats, idx=rows)
-            for name, agent in agents.items():
-                if hasattr(agent, "_cache"):
-                    agent._cache.clear()
-                t0 = time.perf_counter()
-                agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
-                if t:  # the first auction warms up
-                    ms[name].append((time.perf_counter() - t0) * 1e3)
-            game.step(st, heuristic.act(obs, st.legal[rows]))
+    for t in range(n + 1):  # one auction at a time: each decision alone
+        for _, spent in _timed_auctions(game, enc, game.reset(1, seed=seed, game_ids=[t]),
+                                        agents, heuristic):
+            if t:  # the first auction warms up
+                for name, sec in spent.items():
+                    ms[name].append(sec * 1e3)
     out = {"kind": "bidding", "n": n, "decisions": len(ms["sim"]), "seed": seed,
            "bidnet": bidnet or "untrained"}
     for name, values in ms.items():
@@ -166,23 +184,10 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
     out["speedup"] = out["sim_median_ms"] / out["learned_median_ms"]
     # throughput: the same auctions at once, every bidder's act on all tables to move (as
     # the arena batches them)
-    st = game.reset(n, seed=seed, game_ids=np.arange(1, n + 1))
-    spent = {k: 0.0 for k in agents}
-    decisions = 0
-    while (st.phase == BIDDING).any():
-        rows = np.flatnonzero(st.phase == BIDDING)
-        seats = st.to_move[rows]
-        obs = enc.encode(st, seats, idx=rows)
-        for name, agent in agents.items():
-            if hasattr(agent, "_cache"):
-                agent._cache.clear()
-            t0 = time.perf_counter()
-            agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
-            spent[name] += time.perf_counter() - t0
-        decisions += rows.size
-        a = np.full(n, -1, np.int64)
-        a[rows] = heuristic.act(obs, st.legal[rows])
-        game.step(st, a)
+    steps = _timed_auctions(game, enc, game.reset(n, seed=seed, game_ids=np.arange(1, n + 1)),
+                            agents, heuristic)
+    decisions = sum(k for k, _ in steps)
+    spent = {name: sum(x[name] for _, x in steps) for name in agents}
     for name in agents:
         out[f"{name}_decisions_per_s"] = decisions / spent[name]
     out["throughput_ratio"] = out["learned_decisions_per_s"] / out["sim_decisions_per_s"]
