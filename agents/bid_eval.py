@@ -119,31 +119,37 @@ def reliability_plot(tables: dict[str, dict], path) -> None:
     plt.close(fig)
 
 
-def _timed_auctions(game, enc, st, agents: dict, heuristic) -> list[tuple[int, dict]]:
-    """Play out the bidding of every table of ``st`` with ``heuristic`` bidding; before each
-    step, time each agent's ``act`` on the tables to bid (its cache emptied). Returns
-    (tables, {agent: seconds}) per step."""
+def _positions(game, enc, st, heuristic) -> list[tuple]:
+    """Every bidding step of the tables of ``st`` as the heuristic bids them: (state copy,
+    tables to bid, their seats, their observations)."""
     from texas42_env.core import BIDDING
 
-    from .base import Context
-
-    steps = []
+    out = []
     while (st.phase == BIDDING).any():
         rows = np.flatnonzero(st.phase == BIDDING)
         seats = st.to_move[rows]
         obs = enc.encode(st, seats, idx=rows)
-        spent = {}
-        for name, agent in agents.items():
-            if hasattr(agent, "_cache"):
-                agent._cache.clear()
-            t0 = time.perf_counter()
-            agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
-            spent[name] = time.perf_counter() - t0
-        steps.append((rows.size, spent))
+        out.append((st.copy(), rows, seats, obs))
         a = np.full(st.batch_size, -1, np.int64)
         a[rows] = heuristic.act(obs, st.legal[rows])
         game.step(st, a)
-    return steps
+    return out
+
+
+def _time(game, agent, positions) -> list[float]:
+    """Seconds of ``agent.act`` at each position (its cache emptied first), after one
+    untimed call."""
+    from .base import Context
+
+    out = []
+    for k, (st, rows, seats, obs) in enumerate([positions[0]] + positions):
+        if hasattr(agent, "_cache"):
+            agent._cache.clear()
+        t0 = time.perf_counter()
+        agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
+        if k:
+            out.append(time.perf_counter() - t0)
+    return out
 
 
 def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict:
@@ -151,9 +157,10 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
     decision on an empty cache) and the learned bidder (``bidnet``: a checkpoint; without
     one a freshly initialised net of the default size, which times the same), over every
     bidding decision of ``n`` auctions the heuristic bids (so later seats face real bids),
-    the two timed in turn at each decision; ``act`` as the arena calls it, the observation
-    already encoded (the environment's work). Then the throughput: the same auctions
-    played at once, each bidder's ``act`` on every table to bid (decisions per second)."""
+    one table at a time; ``act`` as the arena calls it, the observation already encoded
+    (the environment's work). Then the throughput: the same auctions played at once, each
+    bidder's ``act`` on every table to bid (decisions per second). Each bidder is timed
+    over all positions in turn, in one run."""
     from texas42_env.core import Game
     from texas42_env.observation import make_encoder
 
@@ -167,29 +174,18 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
         LearnedBidder(checkpoint=untrained_checkpoint(seed))
     agents = {"sim": SimBidder(seed=seed).setup(game), "learned": learned.setup(game)}
     heuristic = HeuristicAgent().setup(game)
-    ms: dict[str, list[float]] = {k: [] for k in agents}
-    for t in range(n + 1):  # one auction at a time: each decision alone
-        for _, spent in _timed_auctions(game, enc, game.reset(1, seed=seed, game_ids=[t]),
-                                        agents, heuristic):
-            if t:  # the first auction warms up
-                for name, sec in spent.items():
-                    ms[name].append(sec * 1e3)
-    out = {"kind": "bidding", "n": n, "decisions": len(ms["sim"]), "seed": seed,
+    single = [p for t in range(n)
+              for p in _positions(game, enc, game.reset(1, seed=seed, game_ids=[t]), heuristic)]
+    batched = _positions(game, enc, game.reset(n, seed=seed, game_ids=np.arange(n)), heuristic)
+    out = {"kind": "bidding", "n": n, "decisions": len(single), "seed": seed,
            "bidnet": bidnet or "untrained"}
-    for name, values in ms.items():
-        v = np.array(values)
+    for name, agent in agents.items():
+        v = np.array(_time(game, agent, single)) * 1e3
         out[f"{name}_median_ms"] = float(np.median(v))
         out[f"{name}_mean_ms"] = float(v.mean())
         out[f"{name}_p90_ms"] = float(np.percentile(v, 90))
+        out[f"{name}_decisions_per_s"] = len(single) / sum(_time(game, agent, batched))
     out["speedup"] = out["sim_median_ms"] / out["learned_median_ms"]
-    # throughput: the same auctions at once, every bidder's act on all tables to move (as
-    # the arena batches them)
-    steps = _timed_auctions(game, enc, game.reset(n, seed=seed, game_ids=np.arange(1, n + 1)),
-                            agents, heuristic)
-    decisions = sum(k for k, _ in steps)
-    spent = {name: sum(x[name] for _, x in steps) for name in agents}
-    for name in agents:
-        out[f"{name}_decisions_per_s"] = decisions / spent[name]
     out["throughput_ratio"] = out["learned_decisions_per_s"] / out["sim_decisions_per_s"]
     return out
 

@@ -296,11 +296,12 @@ class BidRule:
     def choose(self, curves: np.ndarray, mask: np.ndarray, st: State, t: int, s: int,
                game: Game) -> tuple[int, float]:
         """(bid action, predicted chance of making it; nan for a pass) at table ``t``, seat
-        ``s``; ``curves``: [contracts, 13] chances of taking each need."""
+        ``s``; ``curves``: [contracts, 13] chances of taking each need; ``mask``: the legal
+        actions (bools, an array or a list)."""
         best = curves.max(axis=0).tolist()  # the best contract's chance per need
         team = s & 1
         up, down = self._outcomes(game, st.score[t], team)
-        legal = mask[:PLUNGE].tolist()
+        legal = mask.tolist() if isinstance(mask, np.ndarray) else mask
         choices = []  # (value, action, chance), pass first, then bids upwards
         if legal[PASS]:
             hb = int(st.high_bidder[t])
@@ -320,7 +321,7 @@ class BidRule:
                 m = a - MARKS0 + 1
                 choices.append((p * up[m] + (1.0 - p) * down[m], a, p))
         if not choices:  # only plunge/splash left: the least of them
-            return int(np.flatnonzero(mask)[0]), np.nan
+            return legal.index(True), np.nan
         # the best value; ties to the earliest (pass, then the least bid)
         top = max(c[0] for c in choices)
         v, a, p = next(c for c in choices if c[0] == top)
@@ -369,6 +370,11 @@ class ValueBidder(Agent):
             raise ValueError(f"{self.name!r} needs the table's context (score and auction)")
         st, game = context.state, context.game
         phase = st.phase[context.tables]
+        if (phase == BIDDING).all():  # the common call in an auction: bids only
+            tabs, seats = context.tables, context.seats
+            curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
+            return np.array([self._bid(game, st, t, s, m, c) for t, s, m, c in
+                             zip(tabs.tolist(), seats.tolist(), masks, curves)], np.int64)
         out = np.full(len(masks), NO_ACTION, np.int64)
         play = np.flatnonzero(phase == PLAYING)
         if play.size:
@@ -412,20 +418,20 @@ class ValueBidder(Agent):
         if rules.nello:
             least = next((a for a in range(MARKS0, PLUNGE) if mask[a]), None)
             if least is not None and rules.nello_min_marks <= least - MARKS0 + 1 <= 2 \
-                    and curves[:, 0].max() < 0.5 and h._nello_hand(hand):
+                    and curves[:, 0].max() < 0.5 and h._nello_hand(hand):  # the 30 column
                 return least
         return None
 
     def _bid(self, game, st, t, s, mask, curves) -> int:
+        mask = mask.tolist()  # a list indexes faster, and is read many times
         special = self._special(game, st, t, s, mask, curves)
         if special is not None:
             return special
         a, p = self.rule.choose(curves, mask, st, t, s, game)
         if a == PASS and self.explore and self.explore_rng.random() < self.explore:
-            points = np.flatnonzero(mask[POINTS0:MARKS0])
-            if points.size:  # exploring (self-play data): the least points bid instead
-                a = POINTS0 + int(points[0])
-                p = float(curves[:, bid_need(a) - 30].max())
+            least = next((b for b in range(POINTS0, MARKS0) if mask[b]), None)
+            if least is not None:  # exploring (self-play data): the least points bid instead
+                a, p = least, float(curves[:, bid_need(least) - 30].max())
         if a != PASS:
             self.predictions[(int(st.game_id[t]), int(st.hand_no[t]), s)] = (a, p)
         return a

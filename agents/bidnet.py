@@ -279,6 +279,11 @@ class NumpyBidNet:
             .astype(np.float32)
         self.first_b = (empty @ w1 + b1).reshape(-1).astype(np.float32)
         self.hidden = w1.shape[1]
+        # the first layer for one hand as four lookups: quarter k of the 28 tile bits (7
+        # tiles, 128 values) -> its part of bits @ first_w; the bias rides in quarter 0
+        seven = ((np.arange(128)[:, None] >> np.arange(7)) & 1).astype(np.float32)
+        self._quarters = [seven @ self.first_w[7 * k:7 * k + 7] for k in range(4)]
+        self._quarters[0] += self.first_b
         self.context_w = w1[N_HAND:]  # [N_CONTEXT, hidden], the same for every contract
         # a net fine-tuned in self-play reads the auction; one trained on hand values alone
         # has only seen zeros there
@@ -293,15 +298,17 @@ class NumpyBidNet:
         """(chances [n, contracts, 13], expected points [n, contracts])."""
         hands = np.atleast_1d(np.asarray(hands, np.uint64))
         n, C = len(hands), len(CONTRACTS)
-        if n == 1:  # one decision (the common case): plain 2-D products, no unpacking
+        if n == 1:  # one decision (the common case): four table rows, no product
             h = int(hands[0])
-            bits = np.zeros(T.N_TILES, np.float32)
-            bits[[t for t in range(T.N_TILES) if h >> t & 1]] = 1.0
+            q = self._quarters
+            x = q[0][h & 127] + q[1][h >> 7 & 127]
+            x += q[2][h >> 14 & 127]
+            x += q[3][h >> 21 & 127]
         else:
             bits = np.unpackbits(hands.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1,
                                  bitorder="little")[:, :T.N_TILES].astype(np.float32)
-        x = bits @ self.first_w
-        x += self.first_b
+            x = bits @ self.first_w
+            x += self.first_b
         x = x.reshape(n * C, self.hidden)  # rows: (hand, contract)
         if context is not None and self.uses_context:
             x = (x.reshape(n, C, self.hidden)
@@ -312,12 +319,16 @@ class NumpyBidNet:
             x = x @ w
             x += b
             np.maximum(x, 0.0, out=x)
-        out = x @ self.head[0] + self.head[1]  # [n * C, 14]
+        out = x @ self.head[0]
+        out += self.head[1]  # [n * C, 14]
         # need k's logit: the base (column 0) less the softplus steps 1..k (a triangular
-        # matrix sums them)
-        logits = out[:, :1] - np.log1p(np.exp(out[:, :N_NEEDS])) @ self._steps
-        chances = 1.0 / (1.0 + np.exp(-logits))
-        return chances.reshape(n, C, N_NEEDS), out[:, N_NEEDS].reshape(n, C) * 42.0
+        # matrix sums them); the chance is 1 / (1 + exp(-logit)), worked in place
+        z = np.log1p(np.exp(out[:, :N_NEEDS])) @ self._steps
+        z -= out[:, :1]
+        np.exp(z, out=z)
+        z += 1.0
+        np.reciprocal(z, out=z)
+        return z.reshape(n, C, N_NEEDS), out[:, N_NEEDS].reshape(n, C) * 42.0
 
 
 def untrained_checkpoint(seed: int = 0, cfg: BidNetConfig | None = None) -> dict:
