@@ -170,8 +170,7 @@ def auction_worlds(game: Game, st: State, t: int, seat: int, n_worlds: int, cand
     in random order, fill up when too few fit). Returns (uint64 [n_worlds, 4], how many fit).
     A seat about to make the first bid has nothing to fit: uniform deals."""
     hand = np.array([st.hands[t, seat]], np.uint64)
-    k = int(st.n_bids[t]) if int(st.phase[t]) == BIDDING else \
-        (seat - int(st.first_bidder[t])) % game.n_seats  # bids before this seat's own
+    k = bids_before(st, t, seat)
     if k == 0:
         return deal_around(hand, seat, n_worlds, rng)[0], n_worlds
     dealt = deal_around(hand, seat, candidates, rng)[0]  # [M, 4]
@@ -247,6 +246,21 @@ def _outcomes(target, scoring, game_weight, us, them) -> tuple[list[float], list
             [_outcome_value(target, scoring, game_weight, us, them, 0, m) for m in marks])
 
 
+def high_marks(st: State, t: int) -> int:
+    """The marks the high bid at table ``t`` is worth during the auction (standard: 1 for
+    points, m for an m-mark bid, a plunge's or splash's value); ``bid_marks`` of the state
+    is only set once the bidding ends."""
+    return min(max(int(st.high_level[t]) - 12, 1), MAX_MARKS)
+
+
+def bids_before(st: State, t: int, seat: int) -> int:
+    """How many bids came before ``seat``'s own at table ``t``: all so far while it is to
+    bid, else its place in the bidding order."""
+    if int(st.phase[t]) == BIDDING:
+        return int(st.n_bids[t])
+    return (seat - int(st.first_bidder[t])) % st.n_seats
+
+
 def bid_marks(action: int) -> int:
     """Marks a standard bid action is worth: 1 for a points bid, m for an m-mark bid."""
     return action - MARKS0 + 1 if action >= MARKS0 else 1
@@ -282,12 +296,6 @@ class BidRule:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
                 raise ValueError(f"{f} must be a probability in [0, 1], got {v!r}")
 
-    def utility(self, game: Game, score: np.ndarray, team: int):
-        """U(gain_us, gain_them) for the table's game score (``score``: [2] marks)."""
-        us, them = int(score[team]), int(score[team ^ 1])
-        return lambda du, dt: _outcome_value(game.target, game.rules.scoring,
-                                             self.game_weight, us, them, du, dt)
-
     def _outcomes(self, game, score, team) -> tuple[list[float], list[float]]:
         """([U(m, 0)], [U(0, m)]) for m = 0..MAX_MARKS."""
         return _outcomes(game.target, game.rules.scoring, self.game_weight,
@@ -308,7 +316,7 @@ class BidRule:
             if hb < 0:
                 m, q = 1, self.q_open
             else:
-                m = min(max(int(st.bid_marks[t]), 1), MAX_MARKS)  # plunge/splash: their value
+                m = high_marks(st, t)
                 q = self.q_partner if (hb & 1) == team else 1.0 - self.q_opp
             choices.append((q * up[m] + (1.0 - q) * down[m], PASS, np.nan))
         a = next((a for a in range(POINTS0, MARKS0) if legal[a]), None)
@@ -347,6 +355,7 @@ class ValueBidder(Agent):
         self.explore_rng = np.random.default_rng(seed)
         self.play_spec = play
         self.predictions: dict[tuple[int, int, int], tuple[int, float]] = {}
+        self._nello: set[tuple[int, int, int]] = set()  # (game, hand, seat) that bid nello
 
     needs_state = True  # bidding reads the score and the auction
 
@@ -419,6 +428,7 @@ class ValueBidder(Agent):
             least = next((a for a in range(MARKS0, PLUNGE) if mask[a]), None)
             if least is not None and rules.nello_min_marks <= least - MARKS0 + 1 <= 2 \
                     and curves[:, 0].max() < 0.5 and h._nello_hand(hand):  # the 30 column
+                self._nello.add((int(st.game_id[t]), int(st.hand_no[t]), s))
                 return least
         return None
 
@@ -439,6 +449,11 @@ class ValueBidder(Agent):
     def _declare(self, game, st, mask, fallback, curves, t) -> int:
         c0 = game.actions.contract0
         bid = int(st.high_action[t])
+        key = (int(st.game_id[t]), int(st.hand_no[t]), int(st.to_move[t]))
+        if key in self._nello:  # the seat bid for nello: it declares nello
+            self._nello.discard(key)
+            if mask[c0 + NELLO]:
+                return c0 + NELLO
         if fallback - c0 in (NELLO, SEVENS) or bid in (PLUNGE, SPLASH):
             return fallback  # nello or sevens hands, and after the partner's plunge/splash
         i = bid_need(bid) - 30
@@ -495,8 +510,7 @@ class SimBidder(ValueBidder):
             return (hand,)
         st, tabs, seats = where
         t, s = int(tabs[i]), int(seats[i])
-        k = int(st.n_bids[t]) if int(st.phase[t]) == BIDDING else \
-            (s - int(st.first_bidder[t])) % 4
+        k = bids_before(st, t, s)
         if k == 0:
             return (hand,)
         return (hand, s, int(st.dealer[t]), tuple(st.bids[t, :k].tolist()))
@@ -547,5 +561,5 @@ class SimBidder(ValueBidder):
 
 
 __all__ = ["BidRule", "CONTRACTS", "HandValuer", "NEEDS", "SimBidder", "ValueBidder",
-           "auction_worlds", "bid_marks", "bid_need", "deal_around", "longest_suits",
+           "auction_worlds", "bid_marks", "bid_need", "bids_before", "high_marks", "deal_around", "longest_suits",
            "make_curves", "open_tables", "play_out", "win_table"]

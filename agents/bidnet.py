@@ -30,7 +30,7 @@ from texas42_env.rules import RulesConfig, TRUMP_SUIT
 from .base import Context, register
 from texas42_env.actions import PLUNGE
 
-from .bidding import CONTRACTS, NEEDS, ValueBidder, bid_need
+from .bidding import CONTRACTS, NEEDS, ValueBidder, bid_need, bids_before
 
 N_NEEDS = len(NEEDS)
 KIND = "bidnet"
@@ -64,15 +64,13 @@ def auction_context(st, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
     same for the partner, and the seat's place in the bidding order (one-hot, first to
     dealer). Zeros (no context) is what the hand-value dataset teaches: a hand valued on
     its own."""
-    from texas42_env.core import BIDDING
 
     tables = np.asarray(tables)
     seats = np.asarray(seats)
     out = np.zeros((len(tables), N_CONTEXT), np.float32)
     for i, (t, s) in enumerate(zip(tables.tolist(), seats.tolist())):
         # the bids before this seat's: all so far while it is to bid, else its own place
-        k = int(st.n_bids[t]) if int(st.phase[t]) == BIDDING else \
-            (s - int(st.first_bidder[t])) % 4
+        k = bids_before(st, t, s)
         for j in range(k):
             a = int(st.bids[t, j])
             if a <= 0 or a >= PLUNGE:  # passes; plunge/splash count as the top
@@ -160,6 +158,19 @@ class TrainBidConfig:
     hidden: int = 128
     layers: int = 2
     max_hands: int | None = None
+
+    def __post_init__(self):
+        for name in ("epochs", "batch", "threads", "hidden", "layers"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if self.max_hands is not None and (isinstance(self.max_hands, bool) or
+                                           not isinstance(self.max_hands, int) or
+                                           self.max_hands < 1):
+            raise ValueError(f"max_hands must be a positive integer or null, got "
+                             f"{self.max_hands!r}")
+        if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not self.lr > 0:
+            raise ValueError(f"lr must be a positive number, got {self.lr!r}")
 
 
 def train_bidnet(config: TrainBidConfig, out: str | Path,
@@ -254,8 +265,8 @@ class NumpyBidNet:
         from .checkpoint import CheckpointError, load_checkpoint
 
         ck = checkpoint if checkpoint is not None else load_checkpoint(path,
-                                                                       require=("model", "net"))
-        if ck.get("kind") != KIND:
+                                                                       require=("model",))
+        if ck.get("kind") != KIND or "net" not in ck:
             raise CheckpointError(f"{path}: not a bid-net checkpoint (kind {ck.get('kind')!r}; "
                                   "make one with scripts/train_bidnet.py)")
         sd = {k: v.detach().cpu().numpy().astype(np.float32) for k, v in ck["model"].items()}
@@ -458,7 +469,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
 
     from .bid_eval import calibration
     from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-    from .hand_values import load_dataset
+    from .hand_values import DatasetError, load_dataset
 
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
@@ -479,8 +490,17 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
         data_path = config.data or ck.get("train", {}).get("data")
         if not data_path:
             raise ValueError(f"{start}: the checkpoint names no dataset; give the anchor's "
-                             "dataset (finetune data=FOLDER) or anchor=0")
-        data = load_dataset(data_path)
+                             "dataset (finetune.data=FOLDER) or finetune.anchor=0")
+        try:
+            data = load_dataset(data_path)
+        except DatasetError as e:
+            source = "finetune.data" if config.data else f"named by {start}"
+            raise DatasetError(f"the anchor's dataset ({source}): {e}; give one with "
+                               "finetune.data=FOLDER or set finetune.anchor=0") from None
+        if list(data["config"]["contracts"]) != list(CONTRACTS):
+            raise DatasetError(f"{data_path}: the dataset values contracts "
+                               f"{data['config']['contracts']}; the anchor needs all of "
+                               f"{list(CONTRACTS)} in order")
     if data is not None:
         DX = torch.from_numpy(features(data["hands"]).reshape(-1, N_FEATURES))
         DP = torch.from_numpy(data["p_make"].reshape(-1, N_NEEDS))
@@ -490,13 +510,14 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
     pool: dict[str, list] = {k: [] for k in ("x", "need", "made")}
     history = []
 
-    def snapshot() -> dict:
-        return {**{k: v for k, v in ck.items() if k not in ("model", "history")},
+    def snapshot() -> dict:  # (the supervised run's figures are not this net's: dropped)
+        return {**{k: v for k, v in ck.items() if k not in ("model", "history", "result")},
                 "model": {k: v.clone() for k, v in net.state_dict().items()},
                 "context": True}
 
     for r in range(config.rounds):
-        res = self_play_outcomes(snapshot(), config.hands, config.seed,
+        # deals of their own: seed + 1 (the dataset and the evaluations use others)
+        res = self_play_outcomes(snapshot(), config.hands, config.seed + 1,
                                  first_game=r * config.hands, explore=config.explore,
                                  opponents=config.opponents)
         x = features(res["hands"], res["context"])

@@ -222,6 +222,13 @@ def load_dataset(path: str | os.PathLike, max_hands: int | None = None) -> dict:
         k += 1
     if k == 0:
         raise DatasetError(f"{path}: no chunks yet (run scripts/bid_data.py)")
+    beyond = sorted(q.name for q in path.glob("chunk_*.npz") if q.name > chunk_path(path, k).name)
+    if beyond and (max_hands is None or n < max_hands):
+        import warnings
+
+        warnings.warn(f"{path}: {chunk_path(path, k).name} is missing, so {len(beyond)} later "
+                      f"chunk(s) from {beyond[0]} are not read; run the same bid_data command "
+                      "again to fill the gap", stacklevel=2)
     data = {name: np.concatenate(v) for name, v in parts.items()}
     if max_hands is not None:
         data = {name: v[:max_hands] for name, v in data.items()}

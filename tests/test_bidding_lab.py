@@ -24,7 +24,7 @@ from texas42_env import tiles as T
 from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0
 from texas42_env.core import BIDDING, DECLARING, Game
 from texas42_env.observation import make_encoder
-from texas42_env.rules import RulesConfig
+from texas42_env.rules import NELLO, RulesConfig
 
 from helpers import fixed_bidder
 
@@ -402,7 +402,7 @@ def test_finetuning_writes_a_net_that_reads_the_auction(tiny_net, tmp_path, torc
     assert (ck["model"]["trunk.0.weight"][:, N_HAND:] != 0).any()
     # round 0 played as the starting net bids: the same contracts, makes and predictions
     start = load_checkpoint(tiny_net, require=("model", "net"))
-    before = self_play_outcomes(start, 64, cfg.seed, 0, explore=cfg.explore)
+    before = self_play_outcomes(start, 64, cfg.seed + 1, 0, explore=cfg.explore)  # its own deals
     assert fig["contracts"] == len(before["made"])
     assert fig["made_rate"] == pytest.approx(float(before["made"].mean()))
     assert fig["predicted"] == pytest.approx(float(np.nanmean(before["predicted"])))
@@ -637,8 +637,8 @@ def test_without_game_weight_the_rule_is_the_marks_difference_at_any_score():
         st = table(game, dealt, 0, POINTS0)
         s = int(st.to_move[0])
         st.score[0, s & 1], st.score[0, (s & 1) ^ 1] = score
-        U = rule.utility(game, st.score[0], s & 1)
-        assert [U(du, dt) for du, dt in ((1, 0), (0, 1), (2, 0), (0, 4))] == [1, -1, 2, -4]
+        up, down = rule._outcomes(game, st.score[0], s & 1)
+        assert (up[1], down[1], up[2], down[4]) == (1, -1, 2, -4)
         assert rule.choose(one_contract(0.35, 0), st.legal[0], st, 0, s, game) == \
             (POINTS0 + 1, pytest.approx(0.35))
         assert rule.choose(one_contract(0.25, 0), st.legal[0], st, 0, s, game)[0] == PASS
@@ -818,3 +818,31 @@ def test_the_script_finetunes_a_net(tiny_net, tmp_path):
     assert "no_such_net.pt" in p.stderr
     assert "Traceback" not in p.stderr
     assert not (tmp_path / "bad" / "bidnet.pt").exists()
+
+
+def test_passing_is_worth_the_stake_of_the_high_bid():
+    """Over an opponent's 2m (q_opp 0.7, marks only): pass is worth 0.3 * 2 - 0.7 * 2 =
+    -0.8; 3m with a 0.4 chance of all 42 is worth 0.4 * 3 - 0.6 * 3 = -0.6: bid 3m. (Valued
+    as a one-mark hand, pass would be worth -0.4 and win.)"""
+    game = Game()
+    dealt = Game().reset(1, seed=0).dealt[0]
+    st = table(game, dealt, 0, MARKS0 + 1)
+    s = int(st.to_move[0])
+    assert (int(st.high_bidder[0]) & 1) != (s & 1)
+    c = one_contract(0.4, 0.4)
+    assert BidRule(game_weight=0).choose(c, st.legal[0], st, 0, s, game)[0] == MARKS0 + 2
+    assert BidRule(game_weight=0).choose(one_contract(0.3, 0.3), st.legal[0], st, 0, s,
+                                         game)[0] == PASS
+
+
+def test_a_seat_that_bid_for_nello_declares_nello():
+    dealt = deal_with(NELLO_TILES, 2)
+    game = Game()
+    agent = fixed_bidder(zero_curves()).setup(game)
+    st = table(game, dealt, 2)
+    assert act_at(agent, game, st) == MARKS0  # 1m, for nello
+    game.step(st, np.array([MARKS0]))
+    for _ in range(3):  # the others pass
+        game.step(st, np.array([PASS]))
+    assert int(st.phase[0]) == DECLARING and int(st.to_move[0]) == 2
+    assert act_at(agent, game, st) == game.actions.contract0 + NELLO

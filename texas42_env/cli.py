@@ -64,6 +64,14 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         print(f"texas42 bench: unknown kinds {sorted(unknown)}; allowed: "
               f"{', '.join(BENCH_KINDS)}", file=sys.stderr)
         return 2
+    if "bidding" in kinds and args.bidnet:  # refuse a bad checkpoint before any timing
+        from agents.bidnet import NumpyBidNet
+
+        try:
+            NumpyBidNet(args.bidnet)
+        except ValueError as e:
+            print(f"texas42 bench: {e}", file=sys.stderr)
+            return 2
     plan = []
     for kind in kinds:
         if kind in ("worlds", "solver", "pimc", "train", "bidding"):
