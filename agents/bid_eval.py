@@ -32,7 +32,7 @@ def _part(bidder: Any, baseline: Any, mode: str, seed: int, first: int, deals: i
     for r in records:
         _, st = replayed(r)
         b = int(st.bidder[0])
-        if b < 0 or r["agents"][b] != agent.name:
+        if b < 0 or b % 2 != r["orientation"]:  # side A (the bidder) holds team orientation
             continue
         pred = agent.predictions.get((r["game"], r["hand"], b))
         if pred is None or not np.isfinite(pred[1]):

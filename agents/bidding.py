@@ -501,6 +501,10 @@ class SimBidder(ValueBidder):
 
     def setup(self, game: Game):
         super().setup(game)
+        if self.infer and game.rules.first_bidder != "left_of_dealer":
+            raise ValueError("simbid: infer replays the auction from the seat left of the "
+                             f"dealer; with first_bidder={game.rules.first_bidder!r} set "
+                             "infer=false")
         self.valuer = HandValuer(game.rules, self.evaluate, self.evaluate_with, self.worlds)
         self._encoder = make_encoder(game)
         return self

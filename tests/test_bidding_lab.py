@@ -846,3 +846,10 @@ def test_a_seat_that_bid_for_nello_declares_nello():
         game.step(st, np.array([PASS]))
     assert int(st.phase[0]) == DECLARING and int(st.to_move[0]) == 2
     assert act_at(agent, game, st) == game.actions.contract0 + NELLO
+
+
+def test_inference_is_refused_where_the_first_bidder_is_not_left_of_the_dealer():
+    game = Game(RulesConfig.make(first_bidder="holder_of_1_0"))
+    with pytest.raises(ValueError, match="infer=false"):
+        make_agent("simbid", worlds=2).setup(game)
+    make_agent("simbid", worlds=2, infer=False).setup(game)  # hand values alone: fine
