@@ -77,6 +77,10 @@ def main(argv=None) -> int:
             raise SystemExit(f"{key}: the bidder won no contract it predicted; play more games")
         res["calibration"] = calibration(predicted, made)
         res["spec"] = spec
+        if key != "sim" and n > args.games_sim:  # also on the simulation bidder's deals
+            same = compare(parse_agent_spec(spec), "heuristic", args.games_sim, "games",
+                           args.seed, args.workers)
+            res["same_deals"] = {"deals": args.games_sim, "summary": same["summary"]}
         results[key] = res
         save()
         s = res["summary"]
@@ -125,8 +129,14 @@ def write_report(results: dict, path: Path, args) -> None:
             e_s = results["sim"]["summary"]["marks_per_game"][0]
             e_l = results[key]["summary"]["marks_per_game"][0]
             if e_s > 0:
-                lines += [f"The {key} bidder's edge (marks per game) as a share of the "
-                          f"simulation bidder's: {e_l / e_s:.0%}.", ""]
+                line = (f"The {key} bidder's edge (marks per game) as a share of the "
+                        f"simulation bidder's: {e_l / e_s:.0%}")
+                same = results[key].get("same_deals")
+                if same:
+                    m = same["summary"]["marks_per_game"]
+                    line += (f"; on the simulation bidder's {same['deals']} deal pairs it "
+                             f"takes {fmt(m)} marks per game: {m[0] / e_s:.0%}")
+                lines += [line + ".", ""]
     if "speed" in results:
         runs = results["speed"]["runs"]
         lines += [f"Speed (`texas42 bench --kinds bidding`, {len(runs)} runs, seeds "
