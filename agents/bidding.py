@@ -546,13 +546,11 @@ class SimBidder(ValueBidder):
                         worlds[j] = deal_around(h[j:j + 1], int(seats[i]), self.worlds,
                                                 self.rng)[0]
             which = longest_suits(h, self.suits)
-            seat = 0 if worlds is None else None
             curves = np.zeros((rows.size, len(CONTRACTS), len(NEEDS)))
-            if seat == 0:
+            if worlds is None:  # uniform worlds: the seat does not matter
                 pts = self.valuer.values(h, self.rng, contracts=which)
             else:  # each row's worlds have its hand at its own seat: value them seat by seat
                 pts = np.zeros((rows.size, which.shape[1], self.worlds), np.uint8)
-                st, tabs, seats = where
                 for s in range(4):
                     sel = np.flatnonzero(seats[rows] == s)
                     if sel.size:
@@ -565,5 +563,5 @@ class SimBidder(ValueBidder):
 
 
 __all__ = ["BidRule", "CONTRACTS", "HandValuer", "NEEDS", "SimBidder", "ValueBidder",
-           "auction_worlds", "bid_marks", "bid_need", "bids_before", "high_marks", "deal_around", "longest_suits",
-           "make_curves", "open_tables", "play_out", "win_table"]
+           "auction_worlds", "bid_marks", "bid_need", "bids_before", "deal_around", "high_marks",
+           "longest_suits", "make_curves", "open_tables", "play_out", "win_table"]

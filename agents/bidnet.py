@@ -25,11 +25,10 @@ from typing import Callable
 import numpy as np
 
 from texas42_env import tiles as T
+from texas42_env.actions import PLUNGE
 from texas42_env.rules import RulesConfig, TRUMP_SUIT
 
 from .base import Context, register
-from texas42_env.actions import PLUNGE
-
 from .bidding import CONTRACTS, NEEDS, ValueBidder, bid_need, bids_before
 
 N_NEEDS = len(NEEDS)
@@ -64,24 +63,19 @@ def auction_context(st, tables: np.ndarray, seats: np.ndarray) -> np.ndarray:
     same for the partner, and the seat's place in the bidding order (one-hot, first to
     dealer). Zeros (no context) is what the hand-value dataset teaches: a hand valued on
     its own."""
-
     tables = np.asarray(tables)
     seats = np.asarray(seats)
     out = np.zeros((len(tables), N_CONTEXT), np.float32)
     for i, (t, s) in enumerate(zip(tables.tolist(), seats.tolist())):
-        # the bids before this seat's: all so far while it is to bid, else its own place
         k = bids_before(st, t, s)
         for j in range(k):
             a = int(st.bids[t, j])
-            if a <= 0 or a >= PLUNGE:  # passes; plunge/splash count as the top
-                level = 1.0 if a >= PLUNGE else 0.0
-            else:
-                level = (bid_need(a) - 29) / 13.0
-            seat = (s - k + j) % 4
-            col = 2 if seat == (s + 2) % 4 else 0
-            if a > 0:
-                out[i, col] = max(out[i, col], level)
-                out[i, col + 1] = 1.0
+            if a <= 0:  # a pass
+                continue
+            level = 1.0 if a >= PLUNGE else (bid_need(a) - 29) / 13.0  # plunge/splash: top
+            col = 2 if (s - k + j) % 4 == (s + 2) % 4 else 0  # the partner's, else opponents'
+            out[i, col] = max(out[i, col], level)
+            out[i, col + 1] = 1.0
         out[i, 4 + min(k, 3)] = 1.0
     return out
 
@@ -171,6 +165,22 @@ class TrainBidConfig:
                              f"{self.max_hands!r}")
         if isinstance(self.lr, bool) or not isinstance(self.lr, (int, float)) or not self.lr > 0:
             raise ValueError(f"lr must be a positive number, got {self.lr!r}")
+        if not 0.0 < self.val_share < 1.0:
+            raise ValueError(f"val_share must be between 0 and 1 (the share of deals held out "
+                             f"to measure the net), got {self.val_share!r}")
+
+
+def _load_dataset(path, max_hands: int | None = None) -> dict:
+    """``hand_values.load_dataset``, refusing a dataset that does not value every contract
+    of ``CONTRACTS`` in that order (the net's rows)."""
+    from .hand_values import DatasetError, load_dataset
+
+    data = load_dataset(path, max_hands)
+    if list(data["config"]["contracts"]) != list(CONTRACTS):
+        raise DatasetError(f"{path}: the dataset values contracts "
+                           f"{data['config']['contracts']}; the bid net needs all of "
+                           f"{list(CONTRACTS)} in order")
+    return data
 
 
 def train_bidnet(config: TrainBidConfig, out: str | Path,
@@ -183,20 +193,12 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     import torch
 
     from .checkpoint import save_checkpoint
-    from .hand_values import load_dataset
 
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
-    data = load_dataset(config.data, config.max_hands)
-    contracts = data["config"]["contracts"]
-    if list(contracts) != list(CONTRACTS):
-        raise ValueError(f"{config.data}: the dataset values contracts {contracts}; the bid "
-                         f"net needs all of {list(CONTRACTS)}")
+    data = _load_dataset(config.data, config.max_hands)
     n = len(data["hands"])
     deals = data["deal"]
-    if not 0.0 < config.val_share < 1.0:
-        raise ValueError(f"val_share must be between 0 and 1 (the share of deals held out "
-                         f"to measure the net), got {config.val_share!r}")
     cut = np.quantile(np.unique(deals), 1.0 - config.val_share)
     val = deals >= cut
     if val.all() or not val.any():
@@ -210,7 +212,7 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     net_cfg = BidNetConfig(config.hidden, config.layers)
     net = _torch_net(net_cfg)
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=max(config.epochs, 1))
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=config.epochs)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
     gen = torch.Generator().manual_seed(config.seed)
 
@@ -242,14 +244,13 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
         if progress:
             progress(epoch + 1, figures)
     # the floor: each (contract, need)'s training average as the prediction
-    cidx = torch.from_numpy(np.tile(np.arange(len(CONTRACTS)), n))
-    avg = torch.stack([P[tr][cidx[tr] == c].mean(0) for c in range(len(CONTRACTS))])
-    avg_m = torch.stack([M[tr][cidx[tr] == c].mean() for c in range(len(CONTRACTS))])
-    pc = avg[cidx[va]].clamp(1e-6, 1 - 1e-6)
-    floor = {"bce": float(torch.nn.functional.binary_cross_entropy(pc, P[va])),
-             "brier": float(((pc - P[va]) ** 2).mean()),
-             "points_mae": float((avg_m[cidx[va]] - M[va]).abs().mean() * 42)}
-    result = {"val": history[-1] if history else evaluate(va), "constant_predictor": floor,
+    C = len(CONTRACTS)
+    P3, M3 = P.view(n, C, N_NEEDS), M.view(n, C)
+    pc = P3[~val].mean(0).clamp(1e-6, 1 - 1e-6).expand(int(val.sum()), C, N_NEEDS)
+    floor = {"bce": float(torch.nn.functional.binary_cross_entropy(pc, P3[val])),
+             "brier": float(((pc - P3[val]) ** 2).mean()),
+             "points_mae": float((M3[~val].mean(0) - M3[val]).abs().mean() * 42)}
+    result = {"val": history[-1], "constant_predictor": floor,
               "train_hands": int((~val).sum()), "val_hands": int(val.sum()),
               "seconds": time.perf_counter() - t0}
     save_checkpoint(out, {"kind": KIND, "model": net.state_dict(), "net": asdict(net_cfg),
@@ -417,8 +418,6 @@ def self_play_outcomes(checkpoint: dict, hands: int, seed: int, first_game: int,
     from texas42_env.core import HAND_OVER, Game
     from texas42_env.observation import make_encoder
 
-    from .heuristic import HeuristicAgent
-
     game = Game()
     enc = make_encoder(game)
     agent = LearnedBidder(checkpoint=checkpoint, explore=explore, seed=seed + first_game) \
@@ -469,7 +468,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
 
     from .bid_eval import calibration
     from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-    from .hand_values import DatasetError, load_dataset
+    from .hand_values import DatasetError
 
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
@@ -492,15 +491,11 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
             raise ValueError(f"{start}: the checkpoint names no dataset; give the anchor's "
                              "dataset (finetune.data=FOLDER) or finetune.anchor=0")
         try:
-            data = load_dataset(data_path)
+            data = _load_dataset(data_path)
         except DatasetError as e:
             source = "finetune.data" if config.data else f"named by {start}"
             raise DatasetError(f"the anchor's dataset ({source}): {e}; give one with "
                                "finetune.data=FOLDER or set finetune.anchor=0") from None
-        if list(data["config"]["contracts"]) != list(CONTRACTS):
-            raise DatasetError(f"{data_path}: the dataset values contracts "
-                               f"{data['config']['contracts']}; the anchor needs all of "
-                               f"{list(CONTRACTS)} in order")
     if data is not None:
         DX = torch.from_numpy(features(data["hands"]).reshape(-1, N_FEATURES))
         DP = torch.from_numpy(data["p_make"].reshape(-1, N_NEEDS))

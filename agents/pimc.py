@@ -33,6 +33,7 @@ from texas42_env.rules import CONTRACT_NAMES, DOUBLES, FOLLOW_ME, NELLO, SEVENS
 from texas42_env.worlds import worlds_from_state
 
 from .base import Agent, register
+from .bidding import open_tables, play_out
 
 
 @register("pimc")
@@ -118,7 +119,7 @@ class PimcAgent(Agent):
             else:
                 from .solver import solve_value
 
-                _open(game, base, s, c)
+                open_tables(game, base, s, c)
                 values[c] = np.array([solve_value(game, base, k)
                                       for k in range(self.bid_worlds)])
         if len(self._cache) >= 1024:
@@ -132,23 +133,14 @@ class PimcAgent(Agent):
         does, seeing only its own view, with all tricks played."""
         from dataclasses import replace
 
-        from texas42_env.core import NO_ACTION, Game
+        from texas42_env.core import Game
         from texas42_env.observation import make_encoder
 
         if getattr(self, "_playout_game", None) is None:
             self._playout_game = Game(replace(game.rules, play_out=True))
             self._playout_encoder = make_encoder(self._playout_game)
-        g, enc = self._playout_game, self._playout_encoder
-        n = st.batch_size
-        _open(g, st, seat, contract)
-        while True:
-            active = np.flatnonzero(st.phase == PLAYING)
-            if active.size == 0:
-                break
-            a = np.full(n, NO_ACTION, np.int64)
-            a[active] = self.fallback.act(enc.encode(st, st.to_move[active], idx=active),
-                                          st.legal[active])
-            g.step(st, a)
+        open_tables(self._playout_game, st, seat, contract)
+        play_out(self._playout_game, st, self.fallback, self._playout_encoder)
         return st.points[:, seat % 2].copy()
 
     @staticmethod
@@ -194,17 +186,6 @@ class PimcAgent(Agent):
         if not legal:
             return fallback
         return c0 + self.make_probability(legal, need)[1]
-
-
-def _open(game, st: State, seat: int, contract: int) -> None:
-    """Every table of ``st`` (worlds at the bidding) at its opening lead: ``seat`` has won
-    the bid at 30, declared ``contract`` and leads."""
-    st.phase[:] = PLAYING
-    st.bidder[:] = st.declarer[:] = st.leader[:] = st.to_move[:] = seat
-    st.contract[:] = contract
-    st.need[:] = 30
-    st.hands[:] = st.dealt
-    game._update_legal(st, np.arange(st.batch_size))
 
 
 def pimc_positions(n: int, seed: int = 0):
