@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from texas42_env.actions import NO_ACTION
-from texas42_env.core import GAME_OVER, HAND_OVER, Game, IllegalActionError
+from texas42_env.core import GAME_OVER, HAND_OVER, Game, IllegalActionError, State
 from texas42_env.observation import make_encoder
 from texas42_env.records import record_from_state
 from texas42_env.rules import RulesConfig
@@ -78,11 +78,14 @@ def _side(spec) -> list[Agent]:
 def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "hands",
                    seed: int = 0, first_deal: int = 0, chunk: int = 4096,
                    on_records: Callable[[list[dict]], None] | None = None,
+                   on_hands: Callable[[State, np.ndarray, np.ndarray], None] | None = None,
                    progress: Callable[[int], None] | None = None) -> PairStats:
     """Play deals ``first_deal .. first_deal + deals - 1`` twice, seats swapped.
 
     ``side_a``/``side_b``: an agent, a name or spec, or a list of two (partners).
     ``on_records`` receives the game records of every finished hand (with the agents by seat);
+    ``on_hands(state, tables, orientations)`` the state itself at the tables whose hand just
+    ended (before the next is dealt), for figures a record would have to be replayed for;
     ``progress`` the number of deal pairs finished after each chunk.
     """
     if mode not in MODES:
@@ -98,13 +101,14 @@ def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "
     parts = []
     for lo in range(first_deal, first_deal + deals, chunk):
         n = min(chunk, first_deal + deals - lo)
-        parts.append(_play_chunk(game, encoder, sides, lo, n, mode, seed, on_records))
+        parts.append(_play_chunk(game, encoder, sides, lo, n, mode, seed, on_records,
+                                 on_hands))
         if progress:
             progress(n)
     return PairStats.concat(parts)
 
 
-def _play_chunk(game, encoder, sides, first, n, mode, seed, on_records) -> PairStats:
+def _play_chunk(game, encoder, sides, first, n, mode, seed, on_records, on_hands) -> PairStats:
     S = game.n_seats
     ids = np.arange(first, first + n)
     st = game.reset(2 * n, seed=seed, game_ids=np.concatenate([ids, ids]))
@@ -146,6 +150,8 @@ def _play_chunk(game, encoder, sides, first, n, mode, seed, on_records) -> PairS
         ended = np.flatnonzero(active & (st.phase >= HAND_OVER))  # ended by this step
         if ended.size:
             _tally(st, ended, team_a, pair, stats)
+            if on_hands is not None:
+                on_hands(st, ended, orient[ended])
             if on_records is not None:
                 on_records([record_from_state(
                     game, st, int(t), orientation=int(orient[t]),

@@ -22,22 +22,22 @@ from .base import make_agent
 
 def _part(bidder: Any, baseline: Any, mode: str, seed: int, first: int, deals: int) -> dict:
     from texas42_env.rules import RulesConfig
-    from texas42_env.worlds import replayed
 
     agent = make_agent(bidder)
-    records: list[dict] = []
-    stats = play_duplicate(RulesConfig.make(), agent, baseline, deals, mode=mode, seed=seed,
-                           first_deal=first, on_records=records.extend)
     pairs = []
-    for r in records:
-        _, st = replayed(r)
-        b = int(st.bidder[0])
-        if b < 0 or b % 2 != r["orientation"]:  # side A (the bidder) holds team orientation
-            continue
-        pred = agent.predictions.get((r["game"], r["hand"], b))
-        if pred is None or not np.isfinite(pred[1]):
-            continue  # a bid the rule did not make (plunge, splash, nello by the heuristic)
-        pairs.append((pred[1], int(st.made[0] == 1)))
+
+    def contracts(st, tables, orientations):
+        for t, o in zip(tables.tolist(), orientations.tolist()):
+            b = int(st.bidder[t])
+            if b < 0 or b % 2 != o:  # side A (the bidder) holds team ``orientation``
+                continue
+            pred = agent.predictions.get((int(st.game_id[t]), int(st.hand_no[t]), b))
+            if pred is None or not np.isfinite(pred[1]):
+                continue  # a bid the rule did not make (plunge, splash, nello)
+            pairs.append((pred[1], int(st.made[t] == 1)))
+
+    stats = play_duplicate(RulesConfig.make(), agent, baseline, deals, mode=mode, seed=seed,
+                           first_deal=first, on_hands=contracts)
     return {"stats": stats.to_dict(), "calibration": pairs}
 
 
