@@ -1,20 +1,15 @@
-"""Agents: anything mapping observations and masks to actions (random, heuristic, search,
-learned), the duplicate arena and ratings."""
+"""Agents: anything mapping observations and masks to actions, behind one interface
+(``agents.base``), one registry of names and spec strings and one stepping driver
+(``agents.driver``). Folders by kind: ``baselines`` (random, passive, heuristic, PIMC,
+neural), ``search`` (the exact solver), ``nets`` (networks, checkpoints), ``bidding`` (the
+bidding lab), ``training`` (self-play), ``arena`` (duplicate matches, tournaments, ratings),
+``ui`` (the terminal game, show, demo); ``cli`` is the ``texas42`` command and ``bench`` its
+benchmarks. See docs/architecture.md."""
 
-from .base import REGISTRY, Agent, RandomAgent, make_agent, register
-from .heuristic import HeuristicAgent  # registers "heuristic"
-from .pimc import PimcAgent  # registers "pimc" (numba is imported when it first searches)
-from .bidding import SimBidder  # registers "simbid"
-from .bidnet import LearnedBidder  # registers "bidnet" (torch only when a net is loaded)
+from agents.base import REGISTRY, Agent, Context, make_agent, parse_spec, register, spec_text
+from agents.baselines import HeuristicAgent, PassiveAgent, PimcAgent, RandomAgent
+from agents.bidding import LearnedBidder, SimBidder
 
-
-def _neural(**kwargs):
-    """``make_agent("neural", path=CHECKPOINT_OR_RUN)``: torch is imported only when used."""
-    from .neural import NeuralAgent
-
-    return NeuralAgent(**kwargs)
-
-
-REGISTRY["neural"] = _neural
-
-__all__ = ["Agent", "HeuristicAgent", "LearnedBidder", "PimcAgent", "RandomAgent", "SimBidder", "REGISTRY", "make_agent", "register"]
+__all__ = ["Agent", "Context", "HeuristicAgent", "LearnedBidder", "PassiveAgent", "PimcAgent",
+           "RandomAgent", "SimBidder", "REGISTRY", "make_agent", "parse_spec", "register",
+           "spec_text"]

@@ -1,21 +1,23 @@
-"""The agent interface and the registry of agents by name.
+"""The agent interface, the registry of agents by name and agent spec strings.
 
 An agent maps the observations and legal masks of many tables (any of them, any seats) to
 one action each: ``act(observations, masks) -> actions``. ``act_one`` is the single-table
 convenience. Agents are built by name (``make_agent("random", seed=1)``) from the registry,
-which configs and command lines use.
+which configs and command lines use. A spec is a name, a dict ``{"name": ..., **options}``
+(as configs write it) or the command line's ``NAME:KEY=VALUE,...`` (``parse_spec``,
+``spec_text``, ``spec_name``).
 """
 
 from __future__ import annotations
 
+import inspect
+import json
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from dataclasses import dataclass
-
 from texas42_env.core import Game, State
-from texas42_env.sampling import uniform_legal
 
 
 @dataclass
@@ -88,8 +90,6 @@ def make_agent(spec: str | dict[str, Any], **kwargs: Any) -> Agent:
     try:
         agent = REGISTRY[name](**kwargs)
     except TypeError as e:  # a misspelt or unknown option
-        import inspect
-
         target = REGISTRY[name]
         target = target.__init__ if inspect.isclass(target) else target
         params = [p for p in inspect.signature(target).parameters if p not in ("self", "kwargs")]
@@ -99,36 +99,39 @@ def make_agent(spec: str | dict[str, Any], **kwargs: Any) -> Agent:
     return agent
 
 
-@register("random")
-class RandomAgent(Agent):
-    """Uniformly random legal actions."""
+def parse_spec(text: str) -> str | dict:
+    """An agent spec from the command line: ``NAME`` or ``NAME:KEY=VALUE,...`` (values read
+    as JSON where they parse, else as strings), e.g. ``neural:path=runs/train/X``."""
+    name, _, rest = text.partition(":")
+    if not rest:
+        return name
+    spec: dict = {"name": name}
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"agent {text!r}: expected NAME:KEY=VALUE,..., got {item!r}")
+        try:
+            spec[key] = json.loads(value)
+        except ValueError:
+            spec[key] = value
+    return spec
 
-    needs_observation = False
 
-    def __init__(self, seed: int = 0):
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+def spec_text(spec: Any) -> str:
+    """An agent spec as the command line writes it (``pimc:n_worlds=8``)."""
+    if isinstance(spec, Agent):
+        return spec.name
+    if isinstance(spec, str):
+        return spec
+    rest = ",".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}"
+                    for k, v in spec.items() if k != "name")
+    return spec["name"] + (f":{rest}" if rest else "")
 
-    def act(self, observations, masks, context=None):
-        return uniform_legal(masks, self.rng)
 
-
-@register("passive")
-class PassiveAgent(Agent):
-    """Passes whenever it may; bids the least it can when it must; plays at random. A weak
-    yardstick: it never takes a hand it was not forced into."""
-
-    needs_observation = False
-
-    def __init__(self, seed: int = 0):
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observations, masks, context=None):
-        actions = uniform_legal(masks, self.rng)
-        bids = self.game.actions.contract0 if hasattr(self, "game") else 25
-        bidding = masks[:, :bids].any(axis=1)
-        if bidding.any():
-            m = masks[bidding]
-            actions[bidding] = np.where(m[:, 0], 0, np.argmax(m, axis=1))
-        return actions
+def spec_name(spec: Any) -> str:
+    """The registered name in an agent spec (a name, ``NAME:K=V,...`` or a dict)."""
+    if isinstance(spec, str):
+        return spec.partition(":")[0]
+    if isinstance(spec, dict) or hasattr(spec, "keys"):
+        return spec.get("name", "")
+    return repr(spec)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena import play_duplicate, summarize  # noqa: E402
-from agents.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
-from agents.neural import NeuralAgent  # noqa: E402
-from agents.training import read_jsonl  # noqa: E402
+from agents.arena.duplicate import play_duplicate, summarize  # noqa: E402
+from agents.nets.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
+from agents.baselines.neural import NeuralAgent  # noqa: E402
+from agents.training.app import read_jsonl  # noqa: E402
 from texas42_env.rules import RulesConfig  # noqa: E402
 
 

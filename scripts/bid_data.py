@@ -1,7 +1,8 @@
 """Make a hand-value dataset: `python scripts/bid_data.py [key=value ...]` (configs/bid_data.yaml).
 
 Writes config.json and chunk_NNNNN.npz files into `out`; run the same command again to resume
-after an interrupt. See agents/hand_values.py for the format.
+after an interrupt. See agents/bidding/dataset.py for the format. A bad value or an unknown key
+stops it before any hand is valued, with one line naming the key.
 """
 
 from __future__ import annotations
@@ -11,21 +12,26 @@ from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.hand_values import DataConfig, DatasetError, generate  # noqa: E402
+from agents.bidding.dataset import DataConfig, DatasetError, generate  # noqa: E402
+from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from texas42_env.rules import ConfigError  # noqa: E402
 
 
 @hydra.main(config_path="../configs", config_name="bid_data", version_base=None)
 def main(cfg: DictConfig) -> None:
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    out = plain.pop("out")
-    show = plain.pop("progress")
     try:
+        plain = OmegaConf.to_container(cfg, resolve=True)
+        out = plain.pop("out", None)
+        show = plain.pop("progress", True)
+        if not isinstance(out, str) or not out:
+            raise ConfigError(key="out", value=out, allowed="the dataset's folder")
         config = DataConfig.from_dict(plain)
-    except DatasetError as e:
-        raise SystemExit(f"bid_data: {e}") from None
+    except (ConfigError, DatasetError, OmegaConfBaseException) as e:
+        raise SystemExit(one_line("bid_data", hydra_error(e) or e)) from None
     bar = None
     if show:
         from tqdm import tqdm
@@ -41,7 +47,7 @@ def main(cfg: DictConfig) -> None:
     try:
         res = generate(config, out, progress)
     except DatasetError as e:
-        raise SystemExit(f"bid_data: {e}") from None
+        raise SystemExit(one_line("bid_data", e)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -49,4 +55,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_app(main, "bid_data")

@@ -1,7 +1,10 @@
 """Run a tournament: `python scripts/tournament.py [key=value ...]` (configs/tournament.yaml).
 
 Writes results.jsonl, ratings.csv, report.md, ratings.png and records/ in the run folder;
-rerun with the same `hydra.run.dir=...` to resume after an interrupt.
+rerun with the same `hydra.run.dir=...` to resume after an interrupt. Every agent is built and
+every value checked before the first match: a bad one stops it with one line naming the key
+(`agents.x: unknown agent ...`). `agents` and `rules` take keys of their own without a `+`:
+`agents.x=heuristic`, `rules={nello: false}`.
 """
 
 from __future__ import annotations
@@ -12,24 +15,23 @@ from pathlib import Path
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.tournament import TournamentConfig, TournamentError, run_tournament  # noqa: E402
+from agents.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
+from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from texas42_env.rules import ConfigError  # noqa: E402
 
 
 @hydra.main(config_path="../configs", config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    try:
-        config = TournamentConfig(**plain)
-    except TypeError as e:
-        raise SystemExit(f"tournament: bad config: {e}") from None
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    try:
+    try:  # TournamentError (a bad config, a run folder that cannot be resumed) is one of them
+        config = TournamentConfig.from_dict(OmegaConf.to_container(cfg, resolve=True))
         out = run_tournament(config, run_dir)
-    except TournamentError as e:
-        raise SystemExit(f"tournament: {e}") from None
+    except (ConfigError, OmegaConfBaseException) as e:
+        raise SystemExit(one_line("tournament", hydra_error(e))) from None
     print(f"\nratings (Elo, {config.anchor} = 0, 95% CI):")
     for name, (r, lo, hi) in sorted(out["ratings"].items(), key=lambda kv: -kv[1][0]):
         print(f"  {name:>12} {r:8.0f}  [{lo:.0f}, {hi:.0f}]")
@@ -37,4 +39,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_app(main, "tournament", open_keys=("agents", "rules"))

@@ -1,24 +1,30 @@
 """Train the bid net: `python scripts/train_bidnet.py data=FOLDER [key=value ...]` (configs/bidnet.yaml).
 
 Writes bidnet.pt (the checkpoint `bidnet:path=...` reads) and metrics.json into the run folder.
-`finetune.from=RUN/bidnet.pt` fine-tunes that net by self-play instead.
+`finetune.from=RUN/bidnet.pt` fine-tunes that net by self-play instead. A bad value or an
+unknown key stops it before training, with one line naming the key.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.bidnet import FinetuneConfig, TrainBidConfig, finetune_bidnet, train_bidnet  # noqa: E402
-from agents.checkpoint import CheckpointError  # noqa: E402
-from agents.hand_values import DatasetError  # noqa: E402
+from agents.training.bidnet import FinetuneConfig, TrainBidConfig, finetune_bidnet, train_bidnet  # noqa: E402
+from agents.nets.checkpoint import CheckpointError  # noqa: E402
+from agents.bidding.dataset import DatasetError  # noqa: E402
+from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from texas42_env.config import Rule, build, check, check_keys  # noqa: E402
+from texas42_env.rules import ConfigError  # noqa: E402
 
 
 def _run(fn, total: int, unit: str, desc: str, show: bool, postfix):
@@ -38,7 +44,7 @@ def _run(fn, total: int, unit: str, desc: str, show: bool, postfix):
     try:
         return fn(progress)
     except (ValueError, CheckpointError, DatasetError) as e:
-        raise SystemExit(f"train_bidnet: {e}") from None
+        raise SystemExit(one_line("train_bidnet", e)) from None
     finally:
         if bar is not None:
             bar.close()
@@ -46,15 +52,19 @@ def _run(fn, total: int, unit: str, desc: str, show: bool, postfix):
 
 @hydra.main(config_path="../configs", config_name="bidnet", version_base=None)
 def main(cfg: DictConfig) -> None:
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    show = plain.pop("progress")
-    ft = plain.pop("finetune")
-    start = ft.pop("from")
     try:
-        config = TrainBidConfig(**plain)
-        ft_config = FinetuneConfig(**ft, seed=config.seed, threads=config.threads)
-    except (TypeError, ValueError) as e:
-        raise SystemExit(f"train_bidnet: bad config: {e}") from None
+        plain = OmegaConf.to_container(cfg, resolve=True)
+        show = plain.pop("progress", True)
+        ft = dict(check("finetune", plain.pop("finetune", {}), Rule("mapping", says=(
+            "a mapping of fine-tuning settings (from: a bid net's checkpoint, ...)"))))
+        own = [f.name for f in fields(FinetuneConfig) if f.name not in ("seed", "threads")]
+        check_keys(ft, own + ["from"], "finetune.")  # seed and threads: the run's own
+        start = ft.pop("from", None)
+        config = build(TrainBidConfig, plain)
+        ft_config = build(FinetuneConfig, ft, "finetune.", seed=config.seed,
+                          threads=config.threads)
+    except (ConfigError, OmegaConfBaseException) as e:
+        raise SystemExit(one_line("train_bidnet", hydra_error(e))) from None
     run = Path(HydraConfig.get().runtime.output_dir)
     if start is not None:
         result = _run(lambda p: finetune_bidnet(start, ft_config, run / "bidnet.pt", p),
@@ -78,4 +88,4 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_app(main, "train_bidnet")

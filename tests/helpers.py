@@ -39,7 +39,7 @@ def same_state(a: dict, b: dict) -> bool:
 
 def fixed_bidder(curves, **kw):
     """A ``ValueBidder`` whose estimates are ``curves`` ([contracts, 13]) for every hand."""
-    from agents.bidding import ValueBidder
+    from agents.bidding.bidders import ValueBidder
 
     class FixedBidder(ValueBidder):
         def estimates(self, hands, where=None):

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.arena import PairStats, play_duplicate, summarize
-from agents.bidding import (CONTRACTS, NEEDS, BidRule, HandValuer, bid_marks,
-                            bid_need, deal_around, longest_suits, make_curves, open_tables,
-                            play_out, win_table)
-from agents.hand_values import DataConfig, DatasetError, generate, load_dataset, make_chunk
+from agents.arena.duplicate import PairStats, play_duplicate, summarize
+from agents.bidding.values import CONTRACTS, NEEDS, HandValuer, deal_around, longest_suits, make_curves
+from agents.bidding.rule import BidRule, bid_need
+from agents.bidding.rule import bid_marks, win_table
+from agents.driver import play_out
+from agents.bidding.dataset import DataConfig, DatasetError, generate, load_dataset, make_chunk
 from texas42_env import tiles as T
 from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, HAND_OVER, PLAYING, Game
@@ -119,7 +120,7 @@ def test_played_out_values_are_the_declaring_teams_points_of_a_whole_hand(seat):
     """Rebuild the tables the valuer plays (same rng), play them out and check the state:
     every tile played, both teams' points sum to 42, the valuer reports the declaring
     team's share."""
-    from agents.heuristic import HeuristicAgent
+    from agents.baselines.heuristic import HeuristicAgent
 
     hands = dealt_hands(1, seed=4)
     contract = 3
@@ -130,7 +131,7 @@ def test_played_out_values_are_the_declaring_teams_points_of_a_whole_hand(seat):
     dealt = deal_around(hands, seat, 5, np.random.default_rng(11)).reshape(-1, 4)
     st = game.reset(len(dealt))
     st.dealt[:] = dealt
-    open_tables(game, st, seat, contract)
+    game.open_play(st, seat, contract)
     assert (st.phase == PLAYING).all() and (st.to_move == seat).all()
     play_out(game, st, HeuristicAgent().setup(game))
     assert (st.phase >= HAND_OVER).all()
@@ -141,7 +142,7 @@ def test_played_out_values_are_the_declaring_teams_points_of_a_whole_hand(seat):
 
 def bid_and_declare(game: Game, dealt: np.ndarray, seat: int, contract: int):
     """A table where ``seat`` bid 30 over three passes and declared ``contract``: the
-    position ``open_tables`` builds, reached by the rules."""
+    position ``Game.open_play`` builds, reached by the rules."""
     st = game.reset(1)
     game.set_hands(st, [0], dealt[None], dealer=(seat - 1) % 4)  # seat bids first
     assert int(st.to_move[0]) == seat
@@ -154,7 +155,7 @@ def bid_and_declare(game: Game, dealt: np.ndarray, seat: int, contract: int):
 
 
 def test_solved_values_match_the_solver_on_positions_reached_by_bidding():
-    from agents.solver import solve_value
+    from agents.search.solver import solve_value
 
     hands = dealt_hands(1, seed=2)[[1, 2]]
     seat, contracts, W = 1, (2, FOLLOW_ME), 2
@@ -684,7 +685,7 @@ def test_unknown_dataset_options_are_named():
 
 # ---------------------------------------------------------------------- the bid net
 def test_features_are_affine_in_the_tiles_held():
-    from agents.bidnet import N_FEATURES, features
+    from agents.bidding.bidnet import N_FEATURES, features
 
     rng = np.random.default_rng(0)
     zero = features(np.zeros(1, np.uint64))[0]
@@ -709,7 +710,7 @@ def test_features_are_affine_in_the_tiles_held():
 def bidnet(dataset, tmp_path_factory):
     import torch
 
-    from agents.bidnet import TrainBidConfig, train_bidnet
+    from agents.training.bidnet import TrainBidConfig, train_bidnet
 
     before = torch.get_num_threads()
     path = tmp_path_factory.mktemp("bidnet") / "bidnet.pt"
@@ -721,7 +722,7 @@ def bidnet(dataset, tmp_path_factory):
 
 
 def test_training_writes_a_checkpoint_with_its_figures(bidnet):
-    from agents.checkpoint import load_checkpoint
+    from agents.nets.checkpoint import load_checkpoint
 
     path, result, seen = bidnet
     assert path.is_file() and seen == [1, 2, 3]
@@ -737,8 +738,8 @@ def test_training_writes_a_checkpoint_with_its_figures(bidnet):
 def torch_forward(path, hands):
     import torch
 
-    from agents.bidnet import BidNetConfig, _torch_net, features
-    from agents.checkpoint import load_checkpoint
+    from agents.bidding.bidnet import BidNetConfig, _torch_net, features
+    from agents.nets.checkpoint import load_checkpoint
 
     ck = load_checkpoint(path, require=("model", "net"))
     net = _torch_net(BidNetConfig(**ck["net"]))
@@ -750,7 +751,7 @@ def torch_forward(path, hands):
 
 
 def test_the_numpy_net_matches_the_torch_net(bidnet, torch_one_thread):
-    from agents.bidnet import NumpyBidNet
+    from agents.bidding.bidnet import NumpyBidNet
 
     path = bidnet[0]
     hands = dealt_hands(5, seed=9)
@@ -764,7 +765,8 @@ def test_the_numpy_net_matches_the_torch_net(bidnet, torch_one_thread):
 
 @pytest.mark.parametrize("layers", [1, 3])
 def test_the_numpy_net_matches_at_other_depths(dataset, tmp_path, layers, torch_one_thread):
-    from agents.bidnet import NumpyBidNet, TrainBidConfig, train_bidnet
+    from agents.bidding.bidnet import NumpyBidNet
+    from agents.training.bidnet import TrainBidConfig, train_bidnet
 
     path = tmp_path / "net.pt"
     train_bidnet(TrainBidConfig(data=str(dataset), epochs=1, hidden=8, layers=layers,
@@ -778,8 +780,8 @@ def test_the_numpy_net_matches_at_other_depths(dataset, tmp_path, layers, torch_
 def test_the_numpy_net_refuses_other_checkpoints(tmp_path, bidnet):
     import torch
 
-    from agents.bidnet import NumpyBidNet
-    from agents.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+    from agents.bidding.bidnet import NumpyBidNet
+    from agents.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 
     other = tmp_path / "other.pt"
     save_checkpoint(other, {"kind": "policy", "model": {"w": torch.zeros(2)},
@@ -802,7 +804,7 @@ def test_the_numpy_net_refuses_other_checkpoints(tmp_path, bidnet):
 
 
 def test_training_refuses_datasets_it_cannot_use(tmp_path):
-    from agents.bidnet import TrainBidConfig, train_bidnet
+    from agents.training.bidnet import TrainBidConfig, train_bidnet
 
     one_deal = tmp_path / "one"
     generate(DataConfig(hands=4, chunk=4, worlds=1), one_deal)
@@ -816,7 +818,7 @@ def test_training_refuses_datasets_it_cannot_use(tmp_path):
 
 
 def test_the_learned_bidder_needs_a_checkpoint():
-    from agents.bidnet import LearnedBidder
+    from agents.bidding.bidnet import LearnedBidder
 
     with pytest.raises(ValueError, match="path"):
         LearnedBidder()
@@ -826,7 +828,7 @@ def test_the_learned_bidder_needs_a_checkpoint():
 
 @pytest.mark.parametrize("mode, deals", [("hands", 4), ("games", 1)])
 def test_the_learned_bidder_plays_duplicate_matches_legally(bidnet, mode, deals):
-    from agents.bidnet import NumpyBidNet
+    from agents.bidding.bidnet import NumpyBidNet
 
     path = bidnet[0]
     agent = make_agent("bidnet", path=str(path))
@@ -862,7 +864,7 @@ def test_the_scripts_make_a_dataset_and_train_on_it(tmp_path):
     assert p.returncode == 0, p.stderr
     assert (run / "bidnet.pt").is_file() and (run / "metrics.json").is_file()
     assert "held-out 4 hands" in p.stdout
-    from agents.bidnet import NumpyBidNet
+    from agents.bidding.bidnet import NumpyBidNet
 
     assert NumpyBidNet(run / "bidnet.pt")(dealt_hands(1))[0].shape == (4, len(CONTRACTS), 13)
 

@@ -17,9 +17,11 @@ import pytest
 
 from agents import make_agent
 from agents.base import Context
-from agents.bidding import (CONTRACTS, BidRule, SimBidder, auction_worlds,
-                            bid_need, deal_around, win_table)
-from agents.heuristic import HeuristicAgent
+from agents.bidding.values import CONTRACTS, auction_worlds, deal_around
+from agents.bidding.rule import BidRule, bid_need
+from agents.bidding.bidders import SimBidder
+from agents.bidding.rule import win_table
+from agents.baselines.heuristic import HeuristicAgent
 from texas42_env import tiles as T
 from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0
 from texas42_env.core import BIDDING, DECLARING, Game
@@ -96,7 +98,7 @@ def fresh_checkpoint(hidden: int = 16, seed: int = 0, context: bool = False) -> 
     """A freshly initialised bid net's checkpoint, as ``bench_bidding`` builds one."""
     import torch
 
-    from agents.bidnet import BidNetConfig, _torch_net
+    from agents.bidding.bidnet import BidNetConfig, _torch_net
 
     torch.manual_seed(seed)
     cfg = BidNetConfig(hidden=hidden)
@@ -116,8 +118,8 @@ def tiny_net(tmp_path_factory):
     config naming the dataset, as the script's checkpoints do)."""
     import torch
 
-    from agents.bidnet import TrainBidConfig, train_bidnet
-    from agents.hand_values import DataConfig, generate
+    from agents.training.bidnet import TrainBidConfig, train_bidnet
+    from agents.bidding.dataset import DataConfig, generate
 
     root = tmp_path_factory.mktemp("lab")
     generate(DataConfig(hands=8, chunk=4, worlds=2), root / "data")
@@ -245,7 +247,7 @@ def test_simbid_with_inference_keys_the_auction_and_records_the_fit():
 
 # ---------------------------------------------------------------------- auction_context
 def test_auction_context_of_hand_made_auctions():
-    from agents.bidnet import N_CONTEXT, auction_context
+    from agents.bidding.bidnet import N_CONTEXT, auction_context
 
     game = Game()
     dealt = Game().reset(1, seed=0).dealt[0]
@@ -265,7 +267,7 @@ def test_auction_context_of_hand_made_auctions():
 
 
 def test_auction_context_at_declaring_is_that_of_the_declarers_own_bid():
-    from agents.bidnet import auction_context
+    from agents.bidding.bidnet import auction_context
 
     game = Game()
     dealt = Game().reset(1, seed=0).dealt[0]
@@ -282,7 +284,7 @@ def test_auction_context_at_declaring_is_that_of_the_declarers_own_bid():
 
 # ---------------------------------------------------------------------- features, NumPy net
 def test_features_put_the_context_in_the_last_columns_of_every_contract():
-    from agents.bidnet import N_CONTEXT, N_FEATURES, N_HAND, features
+    from agents.bidding.bidnet import N_CONTEXT, N_FEATURES, N_HAND, features
 
     assert N_FEATURES == N_HAND + N_CONTEXT
     hands = Game().reset(2, seed=1).dealt.reshape(-1)
@@ -299,7 +301,7 @@ def test_features_put_the_context_in_the_last_columns_of_every_contract():
 def test_a_net_that_reads_the_auction_uses_the_context_and_matches_torch(torch_one_thread):
     import torch
 
-    from agents.bidnet import N_CONTEXT, BidNetConfig, NumpyBidNet, _torch_net, features
+    from agents.bidding.bidnet import N_CONTEXT, BidNetConfig, NumpyBidNet, _torch_net, features
 
     ck = fresh_checkpoint(context=True)
     net = NumpyBidNet("fresh", checkpoint=ck)
@@ -324,7 +326,7 @@ def test_a_net_that_reads_the_auction_uses_the_context_and_matches_torch(torch_o
 
 
 def test_a_net_trained_without_the_auction_ignores_the_context():
-    from agents.bidnet import N_CONTEXT, NumpyBidNet
+    from agents.bidding.bidnet import N_CONTEXT, NumpyBidNet
 
     net = NumpyBidNet("fresh", checkpoint=fresh_checkpoint(context=False))
     assert not net.uses_context
@@ -344,7 +346,8 @@ def locate(hands: np.ndarray, seed: int, first_game: int, n: int) -> list[tuple[
 
 @pytest.mark.parametrize("opponents", ["self", "heuristic"])
 def test_self_play_outcomes_are_consistent_and_deterministic(opponents):
-    from agents.bidnet import N_CONTEXT, self_play_outcomes
+    from agents.bidding.bidnet import N_CONTEXT
+    from agents.training.bidnet import self_play_outcomes
 
     ck = fresh_checkpoint()
     res = self_play_outcomes(ck, 24, seed=3, first_game=10, opponents=opponents)
@@ -370,7 +373,7 @@ def test_self_play_outcomes_are_consistent_and_deterministic(opponents):
 
 
 def test_with_every_seat_learned_both_teams_contracts_count():
-    from agents.bidnet import self_play_outcomes
+    from agents.training.bidnet import self_play_outcomes
 
     res = self_play_outcomes(fresh_checkpoint(), 24, seed=3, first_game=10)
     seats = locate(res["hands"], 3, 10, 24)
@@ -379,9 +382,9 @@ def test_with_every_seat_learned_both_teams_contracts_count():
 
 # ---------------------------------------------------------------------- fine-tuning
 def test_finetuning_writes_a_net_that_reads_the_auction(tiny_net, tmp_path, torch_one_thread):
-    from agents.bidnet import (N_HAND, FinetuneConfig, LearnedBidder, NumpyBidNet,
-                               auction_context, finetune_bidnet, self_play_outcomes)
-    from agents.checkpoint import load_checkpoint
+    from agents.bidding.bidnet import N_HAND, LearnedBidder, NumpyBidNet, auction_context
+    from agents.training.bidnet import FinetuneConfig, finetune_bidnet, self_play_outcomes
+    from agents.nets.checkpoint import load_checkpoint
 
     out = tmp_path / "ft.pt"
     seen = []
@@ -416,8 +419,8 @@ def test_finetuning_writes_a_net_that_reads_the_auction(tiny_net, tmp_path, torc
 
 
 def test_zeroed_auction_weights_leave_the_starting_nets_chances(tiny_net):
-    from agents.bidnet import N_CONTEXT, N_HAND, NumpyBidNet
-    from agents.checkpoint import load_checkpoint
+    from agents.bidding.bidnet import N_CONTEXT, N_HAND, NumpyBidNet
+    from agents.nets.checkpoint import load_checkpoint
 
     ck = load_checkpoint(tiny_net, require=("model", "net"))
     start = NumpyBidNet(tiny_net)
@@ -436,7 +439,7 @@ def test_zeroed_auction_weights_leave_the_starting_nets_chances(tiny_net):
 
 
 def test_finetuning_with_the_dataset_anchor(tiny_net, tmp_path, torch_one_thread):
-    from agents.bidnet import FinetuneConfig, finetune_bidnet
+    from agents.training.bidnet import FinetuneConfig, finetune_bidnet
 
     kw = dict(rounds=1, hands=32, epochs=1, threads=1)
     free = finetune_bidnet(tiny_net, FinetuneConfig(anchor=0, **kw), tmp_path / "a.pt")
@@ -451,7 +454,7 @@ def test_finetuning_with_the_dataset_anchor(tiny_net, tmp_path, torch_one_thread
                                   {"batch": -4}, {"opponents": "random"}, {"explore": 1.5},
                                   {"explore": -0.1}])
 def test_bad_finetune_configs_are_refused(opts):
-    from agents.bidnet import FinetuneConfig
+    from agents.training.bidnet import FinetuneConfig
 
     with pytest.raises(ValueError, match=next(iter(opts))):
         FinetuneConfig(**opts)
@@ -459,7 +462,7 @@ def test_bad_finetune_configs_are_refused(opts):
 
 def test_a_negative_anchor_is_refused():
     """The anchor is a loss weight: a negative one is meaningless (it silently acts as 0)."""
-    from agents.bidnet import FinetuneConfig
+    from agents.training.bidnet import FinetuneConfig
 
     with pytest.raises(ValueError, match="anchor"):
         FinetuneConfig(anchor=-0.5)
@@ -468,8 +471,8 @@ def test_a_negative_anchor_is_refused():
 def test_finetuning_refuses_checkpoints_that_are_no_bid_nets(tmp_path):
     import torch
 
-    from agents.bidnet import FinetuneConfig, finetune_bidnet
-    from agents.checkpoint import CheckpointError, save_checkpoint
+    from agents.training.bidnet import FinetuneConfig, finetune_bidnet
+    from agents.nets.checkpoint import CheckpointError, save_checkpoint
 
     other = tmp_path / "policy.pt"
     save_checkpoint(other, {"kind": "policy", "model": {"w": torch.zeros(2)},
@@ -485,8 +488,9 @@ def test_finetuning_refuses_checkpoints_that_are_no_bid_nets(tmp_path):
 def test_finetuning_without_an_anchor_needs_no_training_config(tmp_path, torch_one_thread):
     """A freshly initialised net's checkpoint (as bench_bidding builds one: no "train"
     config) has no dataset; with anchor=0 none is needed."""
-    from agents.bidnet import FinetuneConfig, NumpyBidNet, finetune_bidnet
-    from agents.checkpoint import save_checkpoint
+    from agents.training.bidnet import FinetuneConfig, finetune_bidnet
+    from agents.bidding.bidnet import NumpyBidNet
+    from agents.nets.checkpoint import save_checkpoint
 
     ck = fresh_checkpoint()
     start = tmp_path / "fresh.pt"
@@ -581,7 +585,7 @@ def test_exploring_value_bidder_bids_the_least_points_where_the_rule_passes():
 
 
 def test_exploring_learned_bidder_never_passes_a_points_bid_and_logs_it():
-    from agents.bidnet import LearnedBidder, NumpyBidNet
+    from agents.bidding.bidnet import LearnedBidder, NumpyBidNet
 
     game = Game()
     ck = fresh_checkpoint()
@@ -602,7 +606,7 @@ def test_exploring_learned_bidder_never_passes_a_points_bid_and_logs_it():
 
 @pytest.mark.parametrize("explore", [-0.1, 1.01, 2, float("nan")])
 def test_exploration_outside_zero_one_is_refused(explore):
-    from agents.bidnet import LearnedBidder
+    from agents.bidding.bidnet import LearnedBidder
 
     with pytest.raises(ValueError, match="explore"):
         fixed_bidder(zero_curves(), explore=explore)
@@ -670,7 +674,7 @@ def test_a_positive_game_weight_bids_marks_when_the_opponents_need_one_mark():
 
 # ---------------------------------------------------------------------- calibration
 def test_calibration_by_hand():
-    from agents.bid_eval import calibration
+    from agents.arena.bidders import calibration
 
     c = calibration([0.05, 0.15, 0.95, 0.95], [0, 1, 1, 0], bins=10)
     # |0.05 - 0| / 4 + |0.15 - 1| / 4 + 2 |0.95 - 0.5| / 4
@@ -690,7 +694,7 @@ def test_calibration_by_hand():
 @pytest.mark.parametrize("predicted, made", [([0.5, 0.5], [1]), ([], []), ([0.5, -0.1], [1, 0]),
                                              ([1.2], [1])])
 def test_calibration_refuses_bad_input(predicted, made):
-    from agents.bid_eval import calibration
+    from agents.arena.bidders import calibration
 
     with pytest.raises(ValueError):
         calibration(predicted, made)
@@ -699,14 +703,14 @@ def test_calibration_refuses_bad_input(predicted, made):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_calibration_refuses_a_nan_prediction():
     """NaN is no chance in [0, 1]; accepted, it is counted in n but lands in no bin."""
-    from agents.bid_eval import calibration
+    from agents.arena.bidders import calibration
 
     with pytest.raises(ValueError):
         calibration([0.5, float("nan")], [1, 0])
 
 
 def test_reliability_plot_writes_a_png(tmp_path):
-    from agents.bid_eval import calibration, reliability_plot
+    from agents.arena.bidders import calibration, reliability_plot
 
     path = tmp_path / "rel.png"
     reliability_plot({"a": calibration([0.1, 0.6, 0.9], [0, 1, 1]),
@@ -717,7 +721,7 @@ def test_reliability_plot_writes_a_png(tmp_path):
 
 # ---------------------------------------------------------------------- compare, bench
 def test_compare_in_hands_mode_gives_marks_per_hand_and_calibration_pairs():
-    from agents.bid_eval import compare
+    from agents.arena.bidders import compare
 
     r = compare({"name": "simbid", "worlds": 2}, "heuristic", deals=2, mode="hands", workers=1)
     s = r["summary"]
@@ -733,7 +737,7 @@ def test_compare_in_hands_mode_gives_marks_per_hand_and_calibration_pairs():
 
 
 def test_compare_in_games_mode_gives_marks_per_game():
-    from agents.bid_eval import compare
+    from agents.arena.bidders import compare
 
     r = compare({"name": "simbid", "worlds": 2, "suits": 1}, deals=1, mode="games", workers=1)
     s = r["summary"]
@@ -745,7 +749,7 @@ def test_compare_in_games_mode_gives_marks_per_game():
 
 
 def test_bench_bidding_times_both_bidders():
-    from agents.bid_eval import bench_bidding
+    from agents.bench import bench_bidding
 
     row = bench_bidding(n=2)
     assert row["kind"] == "bidding" and row["n"] == 2 and row["bidnet"] == "untrained"
@@ -802,7 +806,7 @@ def train_script(*overrides, cwd):
 
 
 def test_the_script_finetunes_a_net(tiny_net, tmp_path):
-    from agents.bidnet import NumpyBidNet
+    from agents.bidding.bidnet import NumpyBidNet
 
     run = tmp_path / "ft"
     p = train_script(f"finetune.from={tiny_net}", "finetune.rounds=1", "finetune.hands=32",

@@ -7,7 +7,7 @@ import os
 import pytest
 import torch
 
-from agents.checkpoint import (CheckpointError, checkpoints_in, latest_checkpoint,
+from agents.nets.checkpoint import (CheckpointError, checkpoints_in, latest_checkpoint,
                                load_checkpoint, save_checkpoint)
 
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from texas42_env.cli import main
+from agents.cli import main
 
 from helpers import record
 
@@ -101,7 +101,7 @@ def test_replay_ignores_unknown_fields_and_standard_cat(tmp_path, capsys):
 
 
 def test_bench_json_lists_core_rows():
-    out = subprocess.run([sys.executable, "-m", "texas42_env.cli", "bench", "--json",
+    out = subprocess.run([sys.executable, "-m", "agents.cli", "bench", "--json",
                           "--kinds", "core,env", "--batches", "1,8", "--seconds", "0.05"],
                          capture_output=True, text=True, check=True).stdout
     rows = json.loads(out)

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents.heuristic  # noqa: F401  (registers "heuristic")
+import agents.baselines.heuristic  # noqa: F401  (registers "heuristic")
 from agents import make_agent
-from agents.arena import play_duplicate, summarize
-from agents.base import RandomAgent
-from agents.heuristic import HeuristicAgent
+from agents.arena.duplicate import play_duplicate, summarize
+from agents.baselines.simple import RandomAgent
+from agents.baselines.heuristic import HeuristicAgent
 from texas42_env import tiles as T
 from texas42_env.core import HAND_OVER, PLAYING, Game
 from texas42_env.observation import make_encoder

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.nets import NEG, ModelConfig, Policy
+from agents.nets.policy import NEG, ModelConfig, Policy
 from texas42_env.actions import PLAY
-from texas42_env.core import HAND_OVER, NO_ACTION, PLAYING, Game
+from texas42_env.core import HAND_OVER, PLAYING, Game
+from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
 from texas42_env.rules import RulesConfig
 

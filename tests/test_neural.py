@@ -8,14 +8,15 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.arena import play_duplicate, summarize
-from agents.checkpoint import CheckpointError, save_checkpoint
-from agents.imitation import demonstrations, warm_start
-from agents.nets import ModelConfig, Policy
-from agents.neural import NeuralAgent
-from agents.ppo import OpponentsConfig, PPOConfig, Trainer
-from agents.training import WarmStartConfig
-from texas42_env.core import HAND_OVER, NO_ACTION, Game
+from agents.arena.duplicate import play_duplicate, summarize
+from agents.nets.checkpoint import CheckpointError, save_checkpoint
+from agents.training.imitation import demonstrations, warm_start
+from agents.nets.policy import ModelConfig, Policy
+from agents.baselines.neural import NeuralAgent
+from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer
+from agents.training.app import WarmStartConfig
+from texas42_env.core import HAND_OVER, Game
+from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
 from texas42_env.rewards import team_rewards
 from texas42_env.rules import RulesConfig

@@ -397,7 +397,7 @@ def deal_hidden_again(game: Game, st, me: int, rng: np.random.Generator):
                     col[0, k] = perm.get(i, i) % T.N_TILES
         if int(st.ex_pending[0]) >= 0:
             new.ex_pending[0] = new.ex_take[0, int(st.n_swaps[0])]
-    game._update_legal(new, np.array([0]))  # the mover's legal actions follow its new hand
+    game.refresh_legal(new, [0])  # the mover's legal actions follow its new hand
     changed = any(
         not np.array_equal(_counts(int(st.hands[0, s]), 2), _counts(int(new.hands[0, s]), 2))
         for s in seats) or (cat_hidden and not np.array_equal(

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from agents.arena import play_duplicate
-from agents.pimc import PimcAgent
+from agents.arena.duplicate import play_duplicate
+from agents.baselines.pimc import PimcAgent
 from texas42_env.rules import RulesConfig
 
 

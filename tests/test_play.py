@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents.base import Agent
-from agents.play import TerminalGame, make_bot, seat_bots
-from texas42_env.cli import main
+from agents.ui.play import TerminalGame, make_bot, seat_bots
+from agents.cli import main
 from texas42_env.core import GAME_OVER, Game
 from texas42_env.records import parse_record, replay
 from texas42_env.rules import RulesConfig
@@ -190,7 +190,7 @@ def test_play_command_refuses_bad_options(capsys):
 def test_play_command_reads_standard_input_and_writes_records_that_replay(tmp_path):
     out_file = tmp_path / "game.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-m", "texas42_env.cli", "play", "--hands", "1", "--seed", "5",
+        [sys.executable, "-m", "agents.cli", "play", "--hands", "1", "--seed", "5",
          "--partner", "random", "--opponents", "passive", "--bot", "3=random:seed=9",
          "--reveal", "--out", str(out_file)],
         input="\n".join(["?", "1"] + ["1"] * 60) + "\n", capture_output=True, text=True,

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import load_checkpoint, save_checkpoint
-from agents.nets import ModelConfig
-from agents.ppo import OPPONENT_KINDS, OpponentsConfig, PPOConfig, Rollout, Trainer
+from agents.nets.checkpoint import load_checkpoint, save_checkpoint
+from agents.nets.policy import ModelConfig
+from agents.training.ppo import OPPONENT_KINDS, OpponentsConfig, PPOConfig, Rollout, Trainer
 from texas42_env.core import HAND_OVER
 from texas42_env.rewards import team_rewards
 from texas42_env.rules import RulesConfig

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 import pytest
 
-from agents.ratings import (
+from agents.arena.ratings import (
     DisconnectedGraphError,
     bootstrap_mean_ci,
     bootstrap_ratings,
@@ -258,10 +257,3 @@ def test_openskill_rejects_bad_rows_and_unknown_models():
         openskill_ratings([(("a", "b"), ("c", "d"), 2.0)])
     with pytest.raises(ValueError, match="no model named 'Glicko'"):
         openskill_ratings([(("a", "b"), ("c", "d"), 1.0)], model="Glicko")
-
-
-def test_openskill_missing_package_says_how_to_install(monkeypatch):
-    monkeypatch.setitem(sys.modules, "openskill", None)
-    monkeypatch.setitem(sys.modules, "openskill.models", None)
-    with pytest.raises(ImportError, match="pip install 'openskill"):
-        openskill_ratings([(("a", "b"), ("c", "d"), 1.0)])

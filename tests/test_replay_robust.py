@@ -2,7 +2,7 @@
 
 import json
 
-from texas42_env.cli import main
+from agents.cli import main
 from texas42_env.records import parse_record, replay
 
 from helpers import record

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.show import analyse_play, read_records, show_record, show_text
-from agents.solver import solve_position
-from texas42_env.cli import main
+from agents.ui.show import analyse_play, read_records, show_record, show_text
+from agents.search.solver import solve_position
+from agents.cli import main
 from texas42_env.core import HAND_OVER, PLAYING, Game
 from texas42_env.records import RecordError, parse_record, record_from_state, replay
 from texas42_env.rules import RulesConfig

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from agents.solver import (bench_solver, opening_positions, solve_position, solve_records,
-                           solve_value)
+from agents.bench import bench_solver, opening_positions
+
+from agents.search.solver import solve_position, solve_records, solve_value
 from helpers import SPEC_HANDS, record
 from texas42_env import tiles as T
 from texas42_env.core import PLAYING, Game
@@ -141,7 +142,7 @@ def test_last_two_tricks_rest_on_unique_positive_ranks():
     """The solver counts the last two tricks by comparing the sides' highest ranks: in every
     suit a trick can call for, the tiles ranking above 0 rank apart, and a led tile ranks
     above 0 in the suit it calls for."""
-    from agents.solver import _LED, _RANK, Solver
+    from agents.search.solver import _LED, _RANK, Solver
     from texas42_env.rules import N_LED
 
     solver = Solver(tt_bits=1)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.arena import pair_scores, play_duplicate, summarize
-from agents.tournament import TournamentConfig, TournamentError, read_results, run_tournament
+from agents.arena.duplicate import pair_scores, play_duplicate, summarize
+from agents.arena.tournament import TournamentConfig, TournamentError, read_results, run_tournament
 from texas42_env.records import parse_record, replay
 from texas42_env.rules import RulesConfig
 

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import checkpoints_in, load_checkpoint
-from agents.neural import NeuralAgent
-from agents.ppo import PPOConfig
-from agents.training import TrainConfig, run_training
-from texas42_env.core import HAND_OVER, NO_ACTION, Game
+from agents.nets.checkpoint import checkpoints_in, load_checkpoint
+from agents.baselines.neural import NeuralAgent
+from agents.training.ppo import PPOConfig
+from agents.training.app import TrainConfig, run_training
+from texas42_env.core import HAND_OVER, Game
+from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
 from texas42_env.rules import ConfigError, RulesConfig
 
@@ -118,7 +119,7 @@ def test_ctrl_c_stops_after_the_update_in_progress_and_saves_a_whole_checkpoint(
     import os
     import signal
 
-    from agents.ppo import Trainer
+    from agents.training.ppo import Trainer
 
     folder, config, _ = run
     real = Trainer.train_update

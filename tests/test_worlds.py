@@ -31,8 +31,8 @@ from texas42_env.records import (exchange_actions, game_for, instance_masks, par
                                  record_from_state)
 from texas42_env.rules import SEVENS, RulesConfig
 from texas42_env.sampling import uniform_legal
-from texas42_env.worlds import (Worlds, _Knowledge, bench_worlds, count_worlds, replayed,
-                                sample_worlds, worlds_from_state)
+from texas42_env.worlds import Worlds, _Knowledge, count_worlds, replayed, sample_worlds, worlds_from_state
+from agents.bench import bench_worlds
 
 ALL28 = (1 << 28) - 1
 

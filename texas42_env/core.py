@@ -15,126 +15,18 @@ from __future__ import annotations
 import numpy as np
 
 from . import tiles as T
-from .actions import (BID, DECLARE, EXCHANGE, MARKS0, NO_ACTION, PASS, PLAY, PLUNGE, POINTS0,
-                      SIX_LEVELS, SIX_TRUMPS, SPLASH, action_space_for)
-from .rules import CONTRACT_NAMES, NELLO, SEVENS, RulesConfig
-
-# phases
-BIDDING, DECLARING, EXCHANGING, PLAYING, HAND_OVER, GAME_OVER = range(6)
-PHASE_NAMES = ("bid", "declare", "exchange", "play", "over", "over")
+from .actions import (BID, DECLARE, EXCHANGE, NO_ACTION, PASS, PLAY, PLUNGE, POINTS0, SIX_TRUMPS,
+                      SPLASH, action_space_for)
+from .deals import deal_hands, first_dealer
+from .legality import Legality
+from .rules import NELLO, SEVENS, RulesConfig
+from .state import (BIDDING, DECLARING, EXCHANGING, GAME_OVER, HAND_OVER, PHASE_NAMES, PLAYING,
+                    IllegalActionError, State)
 
 _U1 = np.uint64(1)
 _M28 = np.uint64((1 << 28) - 1)
 
-
-class IllegalActionError(ValueError):
-    """An action that is not legal at its table; the batch state was left unchanged."""
-
-    def __init__(self, table: int, seat: int | None, action, reason: str, phase: str = ""):
-        self.table, self.seat, self.action, self.reason, self.phase = table, seat, action, reason, phase
-        super().__init__(
-            f"illegal action at table {table}, seat {seat} (phase {phase}): {action!r}: {reason}")
-
-
-class State:
-    """B tables as a struct of arrays, mutated in place by ``Game.step``.
-
-    Scalar fields per table (``phase``, ``to_move``, ``contract``...) are rows of one int64
-    block and the per-hand 2-D fields (``bids``, ``plays``, tricks, points...) are column
-    groups of another, so dealing a new hand resets each block in one operation. Every field
-    is a plain NumPy view with the batch on its first axis.
-    """
-
-    GAME_FIELDS = ("game_id", "hand_no", "dealer", "first_bidder", "winner")
-    # per-hand scalars and the value a new hand starts with (None: set when dealing)
-    HAND_FIELDS = (
-        ("to_move", None), ("phase", None), ("n_bids", 0), ("high_level", 0),
-        ("high_bidder", -1), ("high_action", -1), ("bidder", -1), ("declarer", -1),
-        ("bid_marks", 0), ("bid_value", 0), ("need", 0), ("contract", -1), ("sit_out", -1),
-        ("trick_size", None), ("trick_no", 0), ("n_in_trick", 0), ("leader", -1), ("led", 0),
-        ("n_plays", 0), ("made", -1), ("best_rank", -1), ("best_seat", -1), ("trick_pts", 0),
-        ("n_swaps", 0), ("ex_pending", -1), ("played_types", 0),
-    )
-
-    @staticmethod
-    def hand_arrays(S: int, Tn: int) -> tuple[tuple[str, int, int], ...]:
-        """Per-hand 2-D fields: (name, width, start value)."""
-        return (("bids", S, -1), ("plays", S * Tn, -1), ("play_seats", S * Tn, -1), ("trick_leaders", Tn, -1),
-                ("trick_winners", Tn, -1), ("trick_points", Tn, 0), ("points", 2, 0),
-                ("tricks_won", 2, 0), ("hand_marks", 2, 0), ("hand_score", 2, 0),
-                ("ex_take", 2, -1), ("ex_discard", 2, -1), ("voids", S, 0),
-                ("play_slots", S * Tn, 0))
-
-    def __init__(self, batch: int, game: "Game", seed: int):
-        S, Tn = game.n_seats, game.n_tricks
-        self.seed = int(seed)
-        self.n_seats, self.n_tricks = S, Tn
-        names = self.GAME_FIELDS + tuple(n for n, _ in self.HAND_FIELDS)
-        self.scalars = np.full((len(names), batch), -1, np.int64)
-        arrays = self.hand_arrays(S, Tn)
-        self.columns = np.zeros((batch, sum(w for _, w, _ in arrays)), np.int64)
-        self.dealt = np.zeros((batch, S), np.uint64)  # hands as dealt (bitmasks)
-        self.hands = np.zeros((batch, S), np.uint64)  # tiles still held
-        self.cat = np.zeros(batch, np.uint64)  # six-player: the cat now (it changes in the exchange)
-        self.dealt_cat = np.zeros(batch, np.uint64)
-        self.score = np.zeros((batch, 2), np.int64)  # game score, this hand's once decided
-        self.legal = np.zeros((batch, game.n_actions), bool)
-        self._bind()
-        self.phase[:] = HAND_OVER
-
-    def _bind(self) -> None:
-        names = self.GAME_FIELDS + tuple(n for n, _ in self.HAND_FIELDS)
-        for i, name in enumerate(names):
-            setattr(self, name, self.scalars[i])
-        col = 0
-        for name, width, _ in self.hand_arrays(self.n_seats, self.n_tricks):
-            setattr(self, name, self.columns[:, col:col + width])
-            col += width
-
-    @property
-    def batch_size(self) -> int:
-        return self.scalars.shape[1]
-
-    STORED = ("scalars", "columns", "dealt", "hands", "cat", "dealt_cat", "score", "legal")
-
-    def _new(self, pick) -> "State":
-        new = object.__new__(State)
-        new.seed, new.n_seats, new.n_tricks = self.seed, self.n_seats, self.n_tricks
-        for f in self.STORED:
-            arr = getattr(self, f)
-            setattr(new, f, pick(arr, f == "scalars"))
-        new._bind()
-        return new
-
-    def copy(self) -> "State":
-        return self._new(lambda arr, rows: arr.copy())
-
-    def take(self, idx) -> "State":
-        """A new state holding the tables ``idx`` (a copy)."""
-        idx = np.atleast_1d(np.asarray(idx))
-        return self._new(lambda arr, rows: arr[:, idx].copy() if rows else arr[idx].copy())
-
-    def restore(self, other: "State") -> None:
-        for f in self.STORED:
-            getattr(self, f)[...] = getattr(other, f)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer over a uint64 array: a counter-based hash for seeding deals."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def _key(seed: int, *parts) -> np.ndarray:
-    h = _mix(np.array([seed & (2**64 - 1)], np.uint64))
-    for p in parts:
-        h = _mix(h ^ np.asarray(p).astype(np.uint64))
-    return h
-
-
-class Game:
+class Game(Legality):
     """The rules of one configuration, and batch operations over ``State``s of that game."""
 
     def __init__(self, rules: RulesConfig | None = None):
@@ -191,184 +83,14 @@ class Game:
         arrays = State.hand_arrays(self.n_seats, self.n_tricks)
         self._columns_init = np.concatenate([np.full(w, v, np.int64) for _, w, v in arrays])
 
-    # ------------------------------------------------------------------ bidding rules
-    def level_name(self, level: int) -> str:
-        if self.six:
-            return str(SIX_LEVELS[level - 1])
-        return str(29 + level) if level <= 12 else f"{level - 12}m"
-
-    def special_level(self, action: int, level: int) -> int:
-        """The level a plunge or splash bid stands at over the high bid ``level``."""
-        hm = max(level - 12, 0)
-        if action == PLUNGE:
-            return 12 + max(self.rules.plunge_marks, hm + 1)
-        return 12 + max(2, hm + 1)
-
-    def bid_reason(self, action: int, level: int, forced: bool, doubles: int) -> str | None:
-        """Why ``action`` may not be bid over high ``level`` (None when it may)."""
-        r = self.rules
-        high = self.level_name(level) if level else None
-        if action == PASS:
-            return "the last bidder must bid when all have passed" if forced else None
-        if action in (PLUNGE, SPLASH):
-            name = "plunge" if action == PLUNGE else "splash"
-            need = r.plunge_min_doubles if action == PLUNGE else 3
-            if not (r.plunge if action == PLUNGE else r.splash):
-                return f"{name} is not allowed under these rules"
-            if doubles < need:
-                return f"{name} needs at least {need} doubles"
-            if action == SPLASH and self.special_level(action, level) > 12 + 3:
-                return "a splash may not pass 3m"
-            return None
-        if POINTS0 <= action < MARKS0:
-            if level >= MARKS0:
-                return f"bid must exceed {high}"
-            return f"bid must exceed {high}" if action <= level else None
-        marks = action - 12
-        if level < MARKS0:
-            if marks > r.max_opening_marks:
-                return f"the first mark bid may be at most {r.max_opening_marks}m"
-            return None
-        if action <= level:
-            return f"bid must exceed {high}"
-        if marks != level - 12 + 1:
-            return f"a mark bid may only raise the high bid by one mark (to {level - 12 + 1}m)"
-        return None
-
-    def declare_reason(self, contract: int, marks: int, special: bool) -> str | None:
-        r = self.rules
-        if not r.contract_allowed(contract):
-            return f"{CONTRACT_NAMES[contract]} is not allowed under these rules"
-        if contract == NELLO:
-            if special:
-                return "nello may not be named after a plunge or splash"
-            if marks < r.nello_min_marks:
-                return f"nello needs a bid of at least {r.nello_min_marks}m"
-        if contract == SEVENS and not special and marks < r.sevens_min_marks:
-            return f"sevens needs a bid of at least {r.sevens_min_marks}m"
-        return None
-
-    def _build_bid_tables(self) -> None:
-        A, c0 = self.n_actions, self.actions.contract0
-        levels = 13 + 10
-        table = np.zeros((levels, 2, 8, A), bool)
-        for lv in range(levels):
-            for forced in (0, 1):
-                for dbl in range(8):
-                    for a in range(c0):
-                        table[lv, forced, dbl, a] = self.bid_reason(a, lv, bool(forced), dbl) is None
-        self._bid_legal = table
-        dec = np.zeros((11, 2, A), bool)
-        for marks in range(11):
-            for sp in (0, 1):
-                for c in range(len(CONTRACT_NAMES)):
-                    dec[marks, sp, c0 + c] = self.declare_reason(c, marks, bool(sp)) is None
-        self._declare_legal = dec
-
-    # ------------------------------------------------------------------ six-player rules
-    def six_suit_masks(self) -> list[int]:
-        """Tiles (by type) that let a player bid each six-player trump."""
-        return [T.mask_of(T.suit_tiles(c)) for c in range(7)] + [T.DOUBLES_MASK, (1 << 28) - 1]
-
-    def six_bid_reason(self, action: int, level: int, forced: bool, held: int) -> str | None:
-        """Why six-player bid ``action`` is not allowed over ``level`` by a hand holding the
-        tile types ``held`` (None when it is)."""
-        if action == PASS:
-            return "the last bidder must bid when all have passed" if forced else None
-        lv, trump = (action - 1) // SIX_TRUMPS + 1, (action - 1) % SIX_TRUMPS
-        if lv <= level:
-            return f"bid must exceed {self.level_name(level)}"
-        if not held & self.six_suit_masks()[trump]:
-            return "must hold a double to bid doubles" if trump == 7 else \
-                f"must hold a tile of {CONTRACT_NAMES[trump]} to bid it"
-        return None
-
-    def _build_six_tables(self) -> None:
-        n_levels = len(SIX_LEVELS)
-        level_ok = np.arange(1, n_levels + 1)[None, :] > np.arange(n_levels + 1)[:, None]
-        # suits held, as 8 bits (0s..6s, doubles; follow-me needs nothing), by hand byte
-        masks = self.six_suit_masks()
-        self._six_suit_bytes = np.array(
-            [[sum(1 << c for c in range(8) if any(
-                t // 8 == k and v >> (t % 8) & 1 and masks[c] >> t & 1 for t in range(28)))
-              for v in range(256)] for k in range(4)], np.int64)
-        suits = np.arange(256)[:, None] >> np.arange(8)[None, :] & 1  # [pattern, suit]
-        suit_ok = np.concatenate([suits, np.ones((256, 1), np.int64)], axis=1).astype(bool)
-        bids = level_ok[:, None, :, None] & suit_ok[None, :, None, :]  # [level, pattern, lv, c]
-        table = np.zeros((n_levels + 1, 2, 256, self.n_actions), bool)
-        table[:, :, :, 1:self.actions.contract0] = bids.reshape(n_levels + 1, 1, 256, -1)
-        table[:, 0, :, PASS] = True  # pass, unless forced
-        self._six_bid_legal = table
-        dec = np.zeros((SIX_TRUMPS, self.n_actions), bool)
-        dec[np.arange(SIX_TRUMPS), self.actions.contract0 + np.arange(SIX_TRUMPS)] = True
-        self._six_declare = dec
-        count = np.uint64(T.mask_of(np.flatnonzero(T.COUNT)))
-        self._count_inst = count | (count << np.uint64(28))  # both copies of the count tiles
-        self._noncount_inst = ~self._count_inst & np.uint64((1 << 56) - 1)
-
-    def exchange_reason(self, st: "State", b: int, action: int) -> str | None:
-        """Why exchange ``action`` is not allowed at table ``b`` (None when it is)."""
-        sp = self.actions
-        seat = int(st.to_move[b])
-        hand, dealt = int(st.hands[b, seat]), int(st.dealt[b, seat])
-        cat = int(st.cat[b]) & int(st.dealt_cat[b])  # what is left to take of the cat as dealt
-        avail = hand & dealt & int(self._noncount_inst)
-        n_avail = avail.bit_count()
-        cat_count = (cat & int(self._count_inst)).bit_count()
-        pending = int(st.ex_pending[b]) >= 0
-        if action == sp.keep:
-            if pending:
-                return "a discard is due for the tile taken"
-            if cat_count and n_avail:
-                return "a count tile in the cat must be taken"
-            return None
-        if action < sp.discard0:
-            t = action - sp.take0
-            if pending:
-                return "a discard is due for the tile taken"
-            if not (cat >> t | cat >> (t + 28)) & 1:
-                return "not in the cat"
-            if not n_avail:
-                return "no tile of the hand as dealt is left to discard (count tiles may not be)"
-            if not T.COUNT[t] and n_avail - 1 < cat_count:
-                return "a count tile in the cat must be taken"
-            return None
-        t = action - sp.discard0
-        if not pending:
-            return "take a tile from the cat before discarding"
-        if T.COUNT[t]:
-            return "discards must be non-count tiles"
-        if not (avail >> t | avail >> (t + 28)) & 1:
-            return "not in the hand as dealt" if not (hand >> t | hand >> (t + 28)) & 1 \
-                else "discards come from the hand as dealt"
-        return None
-
     # ------------------------------------------------------------------ dealing
     def deal(self, seed: int, game_ids, hand_nos) -> tuple[np.ndarray, np.ndarray]:
         """Hands (uint64 bitmasks, [n, seats]) and cats for the deals ``(seed, game, hand)``."""
-        game_ids = np.atleast_1d(np.asarray(game_ids, np.int64))
-        hand_nos = np.broadcast_to(np.asarray(hand_nos, np.int64), game_ids.shape)
-        base = _key(seed, 1, game_ids, hand_nos)
-        ctr = np.arange(self.n_instances, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
-        keys = _mix(base[:, None] ^ ctr[None, :])
-        # one flat sort for all rows: (row, 40 bits of the tile's key, tile) in one word
-        n, N = keys.shape
-        perm = np.empty((n, N), np.uint64)
-        for lo in range(0, n, 1 << 16):
-            part = keys[lo:lo + (1 << 16)]
-            rows = np.arange(len(part), dtype=np.uint64)[:, None] << np.uint64(46)
-            word = rows | ((part >> np.uint64(24)) << np.uint64(6)) | np.arange(N, dtype=np.uint64)
-            perm[lo:lo + len(part)] = (np.sort(word, axis=None) & np.uint64(63)).reshape(-1, N)
-        S, H = self.n_seats, self.hand_size
-        bits = _U1 << perm
-        hands = np.bitwise_or.reduce(bits[:, : S * H].reshape(-1, S, H), axis=2)
-        cat = np.bitwise_or.reduce(bits[:, S * H:], axis=1) if S * H < self.n_instances else \
-            np.zeros(len(game_ids), np.uint64)
-        return hands, cat
+        return deal_hands(seed, game_ids, hand_nos, self.n_seats, self.hand_size,
+                          self.n_instances)
 
     def first_dealer(self, seed: int, game_ids) -> np.ndarray:
-        game_ids = np.atleast_1d(np.asarray(game_ids, np.int64))
-        return (_key(seed, 2, game_ids) % np.uint64(self.n_seats)).astype(np.int64)
+        return first_dealer(seed, game_ids, self.n_seats)
 
     # ------------------------------------------------------------------ batch operations
     def reset(self, batch_size: int, seed: int = 0, game_ids=None) -> State:
@@ -450,6 +172,30 @@ class Game:
         st.phase[idx] = BIDDING
         st.trick_size[idx] = S
         self._update_legal(st, idx)
+
+    def trick_tables(self, contract: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The core's own trick tables under ``contract``, as search reads them: rank [suit
+        led, tile] (sevens: by closeness to 7), the suit each tile leads, the tiles following
+        each suit (bitmasks) and each tile's count."""
+        return self._rank[contract], self._led[contract], self._follow[contract], self._count
+
+    def refresh_legal(self, st: State, idx=None) -> None:
+        """Recompute the legal masks of tables ``idx`` (default: all) after their fields were
+        set directly, as search does when it opens worlds or contracts."""
+        self._update_legal(st, np.arange(st.batch_size) if idx is None else
+                           np.atleast_1d(np.asarray(idx)))
+
+    def open_play(self, st: State, seat: int, contract) -> None:
+        """Every table of ``st`` at its opening lead from its dealt hands: ``seat`` has won
+        the bid at 30, declared ``contract`` (one, or one per table) and leads."""
+        st.phase[:] = PLAYING
+        st.bidder[:] = st.declarer[:] = st.leader[:] = st.to_move[:] = seat
+        st.high_bidder[:] = seat
+        st.high_action[:] = POINTS0
+        st.contract[:] = contract
+        st.need[:] = 30
+        st.hands[:] = st.dealt
+        self.refresh_legal(st)
 
     def legal_mask(self, st: State) -> np.ndarray:
         """Bool [B, n_actions]: the legal actions of the seat to move at each table
@@ -879,76 +625,6 @@ class Game:
         st.legal[idx] = np.unpackbits(row.view(np.uint8).reshape(-1, 8), axis=1,
                                       bitorder="little").view(bool)
 
-    # ------------------------------------------------------------------ explanations (slow)
-    def explain(self, st: State, b: int, action) -> tuple[str, int | None, str]:
-        """(phase, seat, reason) for an action at table ``b`` that is not legal; slow."""
-        phase = int(st.phase[b])
-        seat = int(st.to_move[b]) if phase < HAND_OVER else None
-        return PHASE_NAMES[phase], seat, self.reason(st, b, action) or "not legal"
-
-    def reason(self, st: State, b: int, action) -> str | None:
-        """Why ``action`` is not legal at table ``b``, in words; None when it is legal.
-
-        Written from the rules one case at a time (slow): the tests hold the fast legal
-        masks to it.
-        """
-        phase = int(st.phase[b])
-        if phase >= HAND_OVER:
-            return "game is over" if phase == GAME_OVER else "hand is over"
-        seat = int(st.to_move[b])
-        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.n_actions:
-            return f"not an action id (0..{self.n_actions - 1})"
-        action = int(action)
-        kind = int(self._kind[action])
-        if kind != (BID, DECLARE, EXCHANGE, PLAY)[phase]:
-            due = ("a bid", "a contract", "the exchange", "a play")[phase]
-            return f"{due} is due, not {('a bid', 'a contract', 'an exchange', 'a play')[kind]}"
-        hand = int(st.hands[b, seat])
-        level = int(st.high_level[b])
-        if phase == BIDDING:
-            forced = self._force and level == 0 and int(st.n_bids[b]) == self.n_seats - 1
-            if self.six:
-                return self.six_bid_reason(action, level, forced, (hand | hand >> 28) & int(_M28))
-            return self.bid_reason(action, level, forced, (hand & T.DOUBLES_MASK).bit_count())
-        if phase == DECLARING:
-            contract = action - self.actions.contract0
-            if self.six:
-                bid_trump = (int(st.high_action[b]) - 1) % SIX_TRUMPS
-                if contract != bid_trump:
-                    return f"the contract must be the winning bid's ({CONTRACT_NAMES[bid_trump]})"
-                return None
-            special = int(st.high_action[b]) in (PLUNGE, SPLASH)
-            return self.declare_reason(contract, max(level - 12, 0), special)
-        if phase == EXCHANGING:
-            return self.exchange_reason(st, b, action)
-        return self._play_reason(st, b, seat, action - self.actions.play0)
-
-    def _play_reason(self, st: State, b: int, seat: int, tile: int) -> str | None:
-        hand = int(st.hands[b, seat])
-        if self.rules.copies == 2:
-            hand = (hand | hand >> 28) & int(_M28)
-        if not hand >> tile & 1:
-            return "not in hand"
-        c = int(st.contract[b])
-        if c == SEVENS:
-            d = abs(int(T.PIPS[tile]) - 7)
-            best = min(abs(int(T.PIPS[t]) - 7) for t in T.tiles_of(hand))
-            if d > best:
-                return f"must play a tile closest to 7 (one {best} away)"
-            return None
-        if int(st.n_in_trick[b]) == 0:
-            return None
-        led = int(st.led[b])
-        follow = int(self._follow[c, led]) & hand
-        if follow and not follow >> tile & 1:
-            return f"must follow {self.tables.suit_name(led)}"
-        return None
-
-    def _raise_illegal(self, st: State, b: int, action) -> None:
-        phase, seat, reason = self.explain(st, b, action)
-        name = self.actions.name(action) if isinstance(action, int) and 0 <= action < self.n_actions else action
-        raise IllegalActionError(b, seat, name, reason, phase)
-
     # ------------------------------------------------------------------ conveniences
     def hand_tiles(self, st: State, b: int, seat: int, dealt: bool = False) -> list[int]:
         """Tile ids held by ``seat`` at table ``b`` (as dealt with ``dealt=True``)."""
@@ -957,3 +633,7 @@ class Game:
 
 
 _ONE = np.zeros(1, np.int64)
+
+
+__all__ = ["BIDDING", "DECLARING", "EXCHANGING", "GAME_OVER", "HAND_OVER", "NO_ACTION",
+           "PHASE_NAMES", "PLAYING", "Game", "IllegalActionError", "State"]

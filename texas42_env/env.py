@@ -12,35 +12,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from .core import GAME_OVER, HAND_OVER, Game
-from .demo import describe_hand
-from .observation import make_encoder
-from .records import position_from_record
-from .rewards import check_reward, seat_rewards, team_rewards
 from .rules import RulesConfig
-from .vector_env import check_choice, make_rules, table_spaces
-
-ILLEGAL = ("lose", "raise")
+from .table import SingleTable, table_spaces
 
 
-def configure_table(env, ruleset, rules, reward, episode, illegal_action, illegal_reward,
-                    observation, render_mode) -> None:
-    """Check and set the options the single-table environments share (this one and the
-    PettingZoo one)."""
-    check_choice("episode", episode, ("hand", "game"))
-    check_choice("illegal_action", illegal_action, ILLEGAL)
-    if render_mode is not None:
-        check_choice("render_mode", render_mode, env.metadata["render_modes"])
-    env.game = Game(make_rules(ruleset, rules))
-    env.reward = check_reward(reward)
-    env.episode = episode
-    env.illegal_action = illegal_action
-    env.illegal_reward = float(illegal_reward)
-    env.encoder = make_encoder(env.game, observation)
-    env.render_mode = render_mode
-
-
-class Texas42Env(gym.Env):
+class Texas42Env(SingleTable, gym.Env):
     """One table of Texas 42 (or the six-player game), turn by turn.
 
     - ``ruleset`` and ``rules`` (a dict of rules.md options, or a ``RulesConfig``).
@@ -63,16 +39,12 @@ class Texas42Env(gym.Env):
                  reward: str = "marks", episode: str = "hand", illegal_action: str = "lose",
                  illegal_reward: float = -1.0, observation: str = "imperfect",
                  render_mode: str | None = None):
-        configure_table(self, ruleset, rules, reward, episode, illegal_action, illegal_reward,
+        self._configure(ruleset, rules, reward, episode, illegal_action, illegal_reward,
                         observation, render_mode)
         self.observation_space, self.action_space = table_spaces(self.game, self.encoder)
         self.state = None
         self._done = True
         self._viewer = 0
-
-    @property
-    def n_seats(self) -> int:
-        return self.game.n_seats
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -80,52 +52,23 @@ class Texas42Env(gym.Env):
         unknown = set(options) - {"record"}
         if unknown:
             raise ValueError(f"unknown reset options {sorted(unknown)}; allowed: record")
-        if "record" in options:
-            self.state = self._from_record(options["record"])
-        else:
-            game_id = int(self.np_random.integers(0, 2**62))
-            deal_seed = int(self.np_random.integers(0, 2**62))
-            self.state = self.game.reset(1, seed=deal_seed, game_ids=[game_id])
+        self.state = self._deal(self.np_random, options)
         self._done = False
         return self._observe()
-
-    def _from_record(self, record: dict):
-        return position_from_record(record, self.game.rules)
 
     def step(self, action):
         if self.state is None or self._done:
             raise RuntimeError("the episode is over: call reset()")
-        st, game = self.state, self.game
-        seat = int(st.to_move[0])
-        a = int(action)
-        if not (0 <= a < game.n_actions and st.legal[0, a]):
-            if self.illegal_action == "raise":
-                game.step(st, np.array([a]))  # raises IllegalActionError with the reason
-            phase, _, reason = game.explain(st, 0, a)
-            rewards = np.full(game.n_seats, -self.illegal_reward, np.float32)
-            rewards[np.arange(game.n_seats) % 2 == seat % 2] = self.illegal_reward
-            self._done = True
-            obs, info = self._observe()
-            info.update(rewards=rewards, illegal_action={
-                "seat": seat, "action": a, "phase": phase, "reason": reason})
-            return obs, float(rewards[seat]), True, False, info
-        game.step(st, np.array([a]))
-        rewards = np.zeros(game.n_seats, np.float32)
-        terminated = False
-        if st.phase[0] >= HAND_OVER:
-            rewards = seat_rewards(team_rewards(st, np.array([0]), self.reward),
-                                   game.n_seats)[0]
-            game_over = st.phase[0] == GAME_OVER
-            if self.episode == "hand" or game_over:
-                terminated = True
-            else:
-                game.next_hand(st)
-        self._done = terminated
+        out = self._play(self.state, action)
+        self._done = out.terminated
         obs, info = self._observe()
-        info["rewards"] = rewards
+        info["rewards"] = out.rewards
+        if out.illegal is not None:
+            info["illegal_action"] = out.illegal
+            return obs, float(out.rewards[out.seat]), True, False, info
         if self.render_mode == "human":
             print(self.render_text())
-        return obs, float(rewards[seat]), terminated, False, info
+        return obs, float(out.rewards[out.seat]), out.terminated, False, info
 
     def _observe(self) -> tuple[dict, dict[str, Any]]:
         """The observation of the seat to move (the last mover's once the hand is over) and
@@ -143,9 +86,6 @@ class Texas42Env(gym.Env):
     def action_masks(self) -> np.ndarray:
         """Bool [n_actions]: the legal actions now (the name sb3-contrib's MaskablePPO uses)."""
         return self.state.legal[0].copy()
-
-    def render_text(self) -> str:
-        return describe_hand(self.game, self.state, 0)
 
     def render(self):
         if self.render_mode == "ansi":

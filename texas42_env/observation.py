@@ -17,7 +17,7 @@ import numpy as np
 from . import tiles as T
 from .actions import PASS, SIX_LEVELS, SIX_TRUMPS
 from .core import EXCHANGING, GAME_OVER, PLAYING, Game, State
-from .rules import SEVENS
+from .rules import SEVENS, preset
 
 _M28 = np.uint64((1 << 28) - 1)
 
@@ -381,7 +381,6 @@ def make_encoder(game: Game, name: str = "imperfect") -> ObservationEncoder:
 
 def observation_docs() -> str:
     """The Markdown of docs/observations.md: every encoder's field table."""
-    from .rules import preset
 
     parts = ["# Observations", "",
              'What a seat sees, as `{"observation": float32 vector, "action_mask": int8 vector}`.',

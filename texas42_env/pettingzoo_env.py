@@ -25,14 +25,9 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .core import GAME_OVER, HAND_OVER, PHASE_NAMES, State
-from .demo import describe_hand
-from .records import position_from_record
-from .rewards import seat_rewards, team_rewards
+from .core import PHASE_NAMES, State
 from .rules import RulesConfig
-from .env import configure_table
-from .vector_env import table_spaces
-
+from .table import SingleTable, table_spaces
 
 
 def env(**kwargs) -> AECEnv:
@@ -43,7 +38,7 @@ def env(**kwargs) -> AECEnv:
     return aec
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SingleTable, AECEnv, EzPickle):
     """One table of Texas 42 (or the six-player game) for four (six) agents.
 
     - ``ruleset`` and ``rules`` (a dict of rules.md options, or a ``RulesConfig``).
@@ -70,7 +65,7 @@ class raw_env(AECEnv, EzPickle):
                           illegal_action=illegal_action, illegal_reward=illegal_reward,
                           observation=observation, render_mode=render_mode)
         super().__init__()
-        configure_table(self, ruleset, rules, reward, episode, illegal_action, illegal_reward,
+        self._configure(ruleset, rules, reward, episode, illegal_action, illegal_reward,
                         observation, render_mode)
         self.possible_agents = [f"seat_{s}" for s in range(self.game.n_seats)]
         self.agents = []
@@ -93,13 +88,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self.np_random is None:
             self.np_random, _ = seeding.np_random(seed)
-        options = options or {}
-        if "record" in options:
-            self.table = self._from_record(options["record"])
-        else:  # the same draws as Texas42Env: one seed deals the same hand in both
-            game_id = int(self.np_random.integers(0, 2**62))
-            deal_seed = int(self.np_random.integers(0, 2**62))
-            self.table = self.game.reset(1, seed=deal_seed, game_ids=[game_id])
+        self.table = self._deal(self.np_random, options or {})
         self._done = False
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -109,9 +98,6 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[int(self.table.to_move[0])]
-
-    def _from_record(self, record: dict):
-        return position_from_record(record, self.game.rules)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
@@ -128,37 +114,22 @@ class raw_env(AECEnv, EzPickle):
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is an action only once terminated")
-        st, game = self.table, self.game
-        seat = self._seat[agent]
-        a = int(action)
-        S = game.n_seats
-        legal = 0 <= a < game.n_actions and bool(st.legal[0, a])
-        if not legal and self.illegal_action == "raise":
-            game.step(st, np.array([a]))  # raises IllegalActionError before anything changes
+        st = self.table
+        out = self._play(st, action)  # IllegalActionError (illegal_action="raise"): no change
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.infos = {name: {} for name in self.agents}
-        if not legal:
-            phase, _, reason = game.explain(st, 0, a)
-            illegal = {"seat": seat, "action": a, "phase": phase, "reason": reason}
+        if out.illegal is not None:
             for s, name in enumerate(self.possible_agents):
-                self.rewards[name] = self.illegal_reward * (1.0 if s % 2 == seat % 2 else -1.0)
-                self.infos[name] = {"illegal_action": dict(illegal)}
+                self.rewards[name] = self.illegal_reward * (1.0 if s % 2 == out.seat % 2 else -1.0)
+                self.infos[name] = {"illegal_action": dict(out.illegal)}
             self._end()
-        else:
-            game.step(st, np.array([a]))
-            if st.phase[0] >= HAND_OVER:
-                rewards = seat_rewards(team_rewards(st, np.array([0]), self.reward), S)[0]
-                result = {"hand_over": True, "made": int(st.made[0]),
-                          "points": st.points[0].tolist(), "marks": st.hand_marks[0].tolist(),
-                          "score": st.score[0].tolist()}
-                for s, name in enumerate(self.possible_agents):
-                    self.rewards[name] = float(rewards[s])
-                    self.infos[name] = dict(result)
-                if self.episode == "hand" or st.phase[0] == GAME_OVER:
-                    self._end()
-                else:
-                    game.next_hand(st)
+        elif out.hand_over:
+            for name in self.possible_agents:
+                self.rewards[name] = float(out.rewards[self._seat[name]])
+                self.infos[name] = dict(out.extra)
+            if out.terminated:
+                self._end()
         if not self._done:
             self.agent_selection = self.possible_agents[int(st.to_move[0])]
         self._accumulate_rewards()
@@ -177,8 +148,10 @@ class raw_env(AECEnv, EzPickle):
         """The hand's phase: bid, declare, exchange, play or over."""
         return PHASE_NAMES[int(self.table.phase[0])]
 
-    def render_text(self) -> str:
-        return describe_hand(self.game, self.table, 0)
+    @property
+    def state(self) -> State | None:
+        """The core state of the one table (``table``)."""
+        return self.table
 
     def render(self) -> str | None:
         if self.render_mode is None:

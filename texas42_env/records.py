@@ -3,14 +3,16 @@
 The format is ``../shared/spec/game-record.md``: ``parse_record`` checks a record's fields and
 raises ``RecordError`` naming the field; ``replay`` steps a parsed record through the core and
 returns exactly what ``texas42 replay`` prints for it; ``record_from_state`` writes the record of
-a table's hand from batched play.
+a table's hand from batched play. ``json_lines`` is the one JSON Lines reader (every verb that
+reads records goes through it) and ``read_records`` the records of a file's text.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -30,6 +32,51 @@ class RecordError(ValueError):
         self.field, self.message, self.line = field, message, line
         where = f"line {line}: " if line is not None else ""
         super().__init__(f"{where}field {field!r}: {message}")
+
+
+def json_lines(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Any, RecordError | None]]:
+    """The one JSON Lines reader: ``(line number, value, None)`` for each non-blank line, or
+    ``(line number, None, RecordError)`` for a line that is not UTF-8 or not JSON (the reader
+    goes on: the caller stops or skips). An integer too long for Python's ``int()`` stays a
+    string: only a field that needs a number will object to it."""
+    for lineno, raw in enumerate(lines, start=1):
+        try:
+            line = raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw
+        except UnicodeDecodeError as e:
+            yield lineno, None, RecordError(
+                "record", f"not UTF-8 text ({e.reason} at byte {e.start})", lineno)
+            continue
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_int=lambda x: int(x) if len(x) < 4000 else x)
+        except json.JSONDecodeError as e:
+            yield lineno, None, RecordError(
+                "record", f"not JSON ({e.msg} at column {e.colno})", lineno)
+            continue
+        except (ValueError, RecursionError) as e:  # huge numbers, deep nesting
+            yield lineno, None, RecordError("record", f"not JSON this reader accepts ({e})",
+                                            lineno)
+            continue
+        yield lineno, value, None
+
+
+def read_records(text: str) -> Iterator[tuple[int, Record]]:
+    """The records in a file's text, with the line each starts on: one JSON record (it may
+    span lines) or JSON Lines (blank lines skipped). ``RecordError`` with the line for a line
+    that is not a record, raised when the reader gets there."""
+    try:
+        whole = json.loads(text)
+    except (ValueError, RecursionError):
+        whole = None
+    items = [(1, whole, None)] if isinstance(whole, dict) else json_lines(text.splitlines())
+    for lineno, obj, error in items:
+        if error is not None:
+            raise error
+        try:
+            yield lineno, parse_record(obj)
+        except RecordError as e:
+            raise RecordError(e.field, e.message, lineno) from None
 
 
 @dataclass
@@ -169,16 +216,60 @@ def instance_masks(hands: list[list[int]], cat: list[int] = ()) -> tuple[np.ndar
     return np.array(out[:-1], dtype=np.uint64), out[-1]
 
 
-def step_record_actions(game: Game, st: State, actions: list) -> None:
-    """Step a one-table state through a record's actions, known to be legal."""
+@dataclass
+class ReplayError:
+    """Where a replay stopped: action ``index`` (``raw`` as the record wrote it, from field
+    ``where``) could not be played by ``seat`` in ``phase``: ``reason``. ``kind`` says why:
+    ``notation`` (not an action of rules.md), ``misplaced`` (an action of another field),
+    ``exchange`` (an exchange that cannot be made), ``illegal`` (refused by the core)."""
+
+    index: int
+    phase: str
+    seat: int | None
+    action: Any
+    reason: str
+    kind: str
+    raw: Any
+    where: str
+
+    def public(self) -> dict:
+        """The error as ``texas42 replay`` prints it."""
+        return {"index": self.index, "phase": self.phase, "seat": self.seat,
+                "action": self.action, "reason": self.reason}
+
+
+def replay_steps(record: Record) -> tuple[Game, State, ReplayError | None]:
+    """The one replay: a one-table state stepped through the record's actions up to the
+    first that cannot be played (``None``: all of them were)."""
+    game, st = start_state(record)
     space = game.actions
-    for text in actions:
+    field_kind = {"bids": BID, "contract": DECLARE, "plays": PLAY}
+    for i, (text, where) in enumerate(zip(record.actions, record.fields)):
         if isinstance(text, dict):
-            if _apply_exchange(game, st, text):
-                raise RecordError("exchange", "illegal exchange")
+            error = _apply_exchange(game, st, text)
+            if error:
+                phase, seat, reason = error
+                action = {k: [_action_text(x) for x in v] for k, v in text.items()}
+                return game, st, ReplayError(i, phase, seat, action, reason, "exchange", text,
+                                             where)
             continue
         a = space.id(text)
+        misplaced = a is not None and space.kind[a] != field_kind[where]
+        legal = a is not None and not misplaced and bool(st.legal[0, a])
+        if not legal:
+            kind = "notation" if a is None else "misplaced" if misplaced else "illegal"
+            if st.phase[0] >= HAND_OVER:
+                phase, seat, reason = "over", None, "hand is over"
+            elif a is None or misplaced:
+                phase, seat = PHASE_NAMES[int(st.phase[0])], int(st.to_move[0])
+                reason = f"not an action in the notation of rules.md: {text!r}" if a is None \
+                    else f"{text!r} is not a {KIND_WORDS[field_kind[where]]}, in {where!r}"
+            else:
+                phase, seat, reason = game.explain(st, 0, a)
+            return game, st, ReplayError(i, phase, seat, _action_text(text), reason, kind,
+                                         text, where)
         game.step(st, np.array([a]))
+    return game, st, None
 
 
 def position_from_record(record: dict | Record, rules: RulesConfig) -> State:
@@ -190,47 +281,20 @@ def position_from_record(record: dict | Record, rules: RulesConfig) -> State:
         raise RecordError("options", f"the record's rules ({parsed.rules.ruleset}, "
                           f"{parsed.rules.options()}) are not this env's "
                           f"({rules.ruleset}, {rules.options()})")
-    result = replay(parsed)
-    if not result["ok"]:
-        e = result["error"]
-        raise RecordError("record", f"action {e['index']} ({e['action']!r}) is illegal: "
-                                    f"{e['reason']}")
-    if result["complete"]:
+    _, st, e = replay_steps(parsed)
+    if e is not None:
+        raise RecordError("record", f"action {e.index} ({e.action!r}) is illegal: "
+                                    f"{e.reason}")
+    if st.phase[0] >= HAND_OVER:
         raise RecordError("record", "the hand is over: there is nothing left to play")
-    game, st = start_state(parsed)
-    step_record_actions(game, st, parsed.actions)
     return st
 
 
 def replay(record: Record) -> dict:
     """What ``texas42 replay`` prints for a parsed record (as a dict)."""
-    game, st = start_state(record)
-    space = game.actions
-    field_kind = {"bids": BID, "contract": DECLARE, "plays": PLAY}
-    for i, (text, where) in enumerate(zip(record.actions, record.fields)):
-        if isinstance(text, dict):
-            error = _apply_exchange(game, st, text)
-            if error:
-                phase, seat, reason = error
-                action = {k: [_action_text(x) for x in v] for k, v in text.items()}
-                return {"ok": False, "error": {"index": i, "phase": phase, "seat": seat,
-                                               "action": action, "reason": reason}}
-            continue
-        a = space.id(text)
-        misplaced = a is not None and space.kind[a] != field_kind[where]
-        legal = a is not None and not misplaced and bool(st.legal[0, a])
-        if not legal:
-            if st.phase[0] >= HAND_OVER:
-                phase, seat, reason = "over", None, "hand is over"
-            elif a is None or misplaced:
-                phase, seat = PHASE_NAMES[int(st.phase[0])], int(st.to_move[0])
-                reason = f"not an action in the notation of rules.md: {text!r}" if a is None \
-                    else f"{text!r} is not a {KIND_WORDS[field_kind[where]]}, in {where!r}"
-            else:
-                phase, seat, reason = game.explain(st, 0, a)
-            return {"ok": False, "error": {"index": i, "phase": phase, "seat": seat,
-                                           "action": _action_text(text), "reason": reason}}
-        game.step(st, np.array([a]))
+    game, st, error = replay_steps(record)
+    if error is not None:
+        return {"ok": False, "error": error.public()}
     return summary(game, st, 0)
 
 
@@ -377,7 +441,6 @@ def records_from_batch(game: Game, st: State, idx=None, **extra: Any) -> list[di
 
 def write_records(path, records, append: bool = True) -> None:
     """Write records as JSON Lines (appending by default)."""
-    import json
 
     with open(path, "a" if append else "w", encoding="utf-8") as f:
         for r in records:

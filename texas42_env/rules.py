@@ -19,7 +19,51 @@ from . import tiles as T
 
 
 class ConfigError(ValueError):
-    """A rules configuration that names an unknown ruleset, option or value."""
+    """A configuration value that is not allowed: the one error of every config check (the rules
+    here, and every config dataclass through ``texas42_env.config``).
+
+    ``key`` is the setting as a command line writes it (``algorithm.tables``, ``agents.x``),
+    ``value`` what was given and ``allowed`` what may be given (words, or the names allowed);
+    each is None where a message alone was given (the rules options' messages below). The
+    message, one line, comes in four shapes:
+
+    - a bad value, ``ConfigError(key=, value=, allowed=)``: ``KEY must be ALLOWED, got VALUE``;
+    - an unknown name, ``ConfigError.unknown``: ``KEY: unknown NOUN 'VALUE'; allowed: A, B``;
+    - an unknown key, ``ConfigError.unknown_key``: ``unknown key 'KEY'; allowed: A, B``;
+    - another fault of a value, ``ConfigError.at``: ``KEY: FAULT`` (e.g. a checkpoint that does
+      not load, the fault naming the file and what it lacks).
+    """
+
+    def __init__(self, message: str | None = None, *, key: str | None = None,
+                 value: Any = None, allowed: Any = None):
+        if message is None:
+            message = f"{key} must be {allowed}, got {value!r}"
+        super().__init__(message)
+        self.key, self.value, self.allowed = key, value, allowed
+
+    @classmethod
+    def unknown(cls, key: str, value: Any, allowed: Any, noun: str | None = None,
+                note: str = "") -> "ConfigError":
+        """``value`` of ``key`` is none of the names ``allowed``."""
+        noun = noun or key.rsplit(".", 1)[-1]
+        names = ", ".join(str(a) for a in allowed)
+        return cls(f"{key}: unknown {noun} {value!r}; allowed: {names}"
+                   + (f" ({note})" if note else ""), key=key, value=value, allowed=tuple(allowed))
+
+    @classmethod
+    def unknown_key(cls, keys: str | list[str], allowed: Any, what: str = "key") -> "ConfigError":
+        """``keys`` (dotted) are none of the keys ``allowed`` (the names at their level)."""
+        keys = [keys] if isinstance(keys, str) else list(keys)
+        names = ", ".join(str(a) for a in allowed)
+        said = f"{what} {keys[0]!r}" if len(keys) == 1 else f"{what}s {', '.join(keys)}"
+        return cls(f"unknown {said}; allowed: {names}", key=keys[0], allowed=tuple(allowed))
+
+    @classmethod
+    def at(cls, key: str, fault: Any, value: Any = None, allowed: Any = None) -> "ConfigError":
+        """``value`` of ``key`` is refused for ``fault`` (an exception or words), e.g. an agent
+        spec whose checkpoint is missing; the fault's own ``allowed`` is kept."""
+        allowed = allowed if allowed is not None else getattr(fault, "allowed", None)
+        return cls(f"{key}: {fault}", key=key, value=value, allowed=allowed)
 
 
 RULESETS = ("standard", "six-player")

@@ -5,33 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from .core import GAME_OVER, HAND_OVER, Game
 from .observation import make_encoder
 from .rewards import check_reward, seat_rewards, team_rewards
 from .rules import RulesConfig
-
-
-def check_choice(what: str, value, allowed) -> None:
-    """``ValueError`` naming ``what`` and the allowed values unless ``value`` is one."""
-    if value not in allowed:
-        raise ValueError(f"unknown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
-
-
-def table_spaces(game: Game, encoder) -> tuple[spaces.Dict, spaces.Discrete]:
-    """The observation space (observation vector and int8 action mask) and action space of
-    one seat at one table."""
-    obs = spaces.Dict({"observation": spaces.Box(0, 1, (encoder.size,), np.float32),
-                       "action_mask": spaces.Box(0, 1, (game.n_actions,), np.int8)})
-    return obs, spaces.Discrete(game.n_actions)
-
-
-def make_rules(ruleset: str = "standard", rules: RulesConfig | dict | None = None) -> RulesConfig:
-    """A rules configuration from a ruleset name and options (or a ready ``RulesConfig``)."""
-    if isinstance(rules, RulesConfig):
-        return rules
-    return RulesConfig.from_options(ruleset, rules or {})
+from .table import EPISODES, check_choice, make_rules, table_spaces
 
 
 class Texas42VectorEnv:
@@ -60,7 +39,7 @@ class Texas42VectorEnv:
                  rules: RulesConfig | dict | None = None, reward: str = "marks",
                  reward_layout: str = "team", episode: str = "hand",
                  observation: str = "imperfect", seed: int = 0, copy: bool = True):
-        check_choice("episode", episode, ("hand", "game"))
+        check_choice("episode", episode, EPISODES)
         check_choice("reward_layout", reward_layout, ("team", "seat"))
         self.reward = check_reward(reward)
         self.reward_layout = reward_layout

@@ -16,8 +16,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from agents import make_agent  # noqa: E402
-from agents.arena import play_duplicate, summarize  # noqa: E402
-from agents.pimc import PimcAgent  # noqa: E402
+from agents.arena.duplicate import play_duplicate, summarize  # noqa: E402
+from agents.baselines.pimc import PimcAgent  # noqa: E402
 from texas42_env.rules import RulesConfig  # noqa: E402
 
 

@@ -20,7 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents.bid_eval import bench_bidding, calibration, compare, reliability_plot  # noqa: E402
+from agents.bench import bench_bidding
+
+from agents.arena.bidders import calibration, compare, reliability_plot  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 KEYS = ("sim", "learned", "finetuned", "finetuned-heuristic")
@@ -62,7 +64,7 @@ def main(argv=None) -> int:
     def save():
         path.write_text(json.dumps(results, indent=1) + "\n")
 
-    from texas42_env.cli import parse_agent_spec
+    from agents.base import parse_spec
 
     for key, spec, n in (("sim", args.sim, args.games_sim),
                          ("learned", learned, args.games_learned),
@@ -71,14 +73,14 @@ def main(argv=None) -> int:
         if key not in parts:
             continue
         print(f"{key}: {spec} vs heuristic, {n} game pairs, seed {args.seed}", flush=True)
-        res = compare(parse_agent_spec(spec), "heuristic", n, "games", args.seed, args.workers)
+        res = compare(parse_spec(spec), "heuristic", n, "games", args.seed, args.workers)
         predicted, made = res.pop("predicted"), res.pop("made")
         if not predicted:
             raise SystemExit(f"{key}: the bidder won no contract it predicted; play more games")
         res["calibration"] = calibration(predicted, made)
         res["spec"] = spec
         if key != "sim" and n > args.games_sim:  # also on the simulation bidder's deals
-            same = compare(parse_agent_spec(spec), "heuristic", args.games_sim, "games",
+            same = compare(parse_spec(spec), "heuristic", args.games_sim, "games",
                            args.seed, args.workers)
             res["same_deals"] = {"deals": args.games_sim, "summary": same["summary"]}
         results[key] = res

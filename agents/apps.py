@@ -1,0 +1,99 @@
+"""Running the Hydra apps of ``scripts/``: what Hydra refuses before the app's function runs
+(``nope=1``: a key the config does not have; ``model=huge``: an option a group does not have;
+an override that does not parse) ends the script with one line on stderr, like the
+``ConfigError`` the function itself turns into ``SystemExit`` (``hydra_error``: Hydra's and
+OmegaConf's refusals as ``ConfigError``, told apart by their class names).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Iterable
+
+from texas42_env.rules import ConfigError
+
+
+def one_line(prog: str, error: BaseException) -> str:
+    """``PROG: MESSAGE`` on one line (what a script prints as it stops)."""
+    return f"{prog}: " + " ".join(str(error).split())
+
+
+def _kind_of(exc: Any, *names: str) -> bool:
+    """``exc`` is an instance of a class named one of ``names`` (Hydra's and OmegaConf's
+    errors are told by name, whichever of their modules raised them)."""
+    return any(c.__name__ in names for c in type(exc).__mro__)
+
+
+def _from_omegaconf(exc: Any) -> bool:
+    return any(c.__module__.startswith("omegaconf.") for c in type(exc).__mro__)
+
+
+def hydra_error(exc: BaseException) -> ConfigError | None:
+    """What Hydra or OmegaConf refused (or the ``ConfigError`` ``exc``), as a ``ConfigError``;
+    None: not a refusal of the config."""
+    if isinstance(exc, ConfigError):
+        return exc
+    omega = exc if _from_omegaconf(exc) else exc.__cause__
+    if omega is not None and not _from_omegaconf(omega):
+        omega = None
+    full_key = getattr(omega, "full_key", None)
+    if _kind_of(omega, "ConfigAttributeError", "ConfigKeyError") and full_key \
+            and "not in struct" in str(omega):  # a key the config does not have
+        parent = getattr(omega, "parent_node", None)
+        names = [] if parent is None else [str(k) for k in parent.keys()]
+        if "." not in full_key:
+            names = [n for n in names if n != "hydra"]
+        return ConfigError.unknown_key(full_key, sorted(names))
+    options, missing = getattr(exc, "options", None), getattr(exc, "missing_cfg_file", None)
+    if _kind_of(exc, "MissingConfigException") and options and missing and "/" in missing:
+        group, name = missing.rsplit("/", 1)  # an option a config group does not have
+        return ConfigError.unknown(group.replace("/", "."), name, sorted(options),
+                                   noun="option")
+    if omega is not None:  # a value OmegaConf cannot take or an interpolation it cannot resolve
+        first = str(omega).splitlines()[0] if str(omega) else type(omega).__name__
+        return ConfigError(f"{full_key}: {first}" if full_key else first, key=full_key)
+    if _kind_of(exc, "CompactHydraException"):  # an override that does not parse, ...
+        text = str(exc).split("Config search path")[0]
+        return ConfigError("; ".join(line.strip() for line in text.splitlines() if line.strip()))
+    return None
+
+
+def _opened(arg: str, open_keys: Iterable[str]) -> str:
+    """``KEY=VALUE`` of an open mapping (``rules``: its keys are checked here, not by Hydra's
+    struct mode) as ``++KEY=VALUE``: the same update, allowed to add keys."""
+    if arg.startswith(("-", "+", "~")) or "=" not in arg:
+        return arg
+    key, value = arg.split("=", 1)
+    if value.strip() in ("", "{}"):
+        return arg
+    if any(key == k or key.startswith(k + ".") for k in open_keys):
+        return "++" + arg
+    return arg
+
+
+def run_app(main: Callable[[], Any], prog: str, open_keys: Iterable[str] = ()) -> Any:
+    """Run the ``@hydra.main`` function ``main``; a config Hydra refuses ends the program with
+    ``PROG: MESSAGE`` (one line, exit status 1) instead of Hydra's report. ``open_keys``:
+    mappings whose keys the script checks itself (``rules={nello: false}`` and
+    ``rules.target=0`` then reach the rules checker). ``HYDRA_FULL_ERROR=1`` still shows
+    Hydra's full trace."""
+    open_keys = tuple(open_keys)
+    sys.argv[1:] = [_opened(a, open_keys) for a in sys.argv[1:]]
+    full = os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises what it refuses instead of printing it
+    try:
+        return main()
+    except Exception as e:
+        err = hydra_error(e) if full != "1" else None
+        if err is None:
+            raise
+        raise SystemExit(one_line(prog, err)) from None
+    finally:
+        if full is None:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = full
+
+
+__all__ = ["hydra_error", "one_line", "run_app"]

@@ -1,0 +1,329 @@
+"""Tournaments: round robin or gauntlet of duplicate matches, resumable, rated.
+
+``run_tournament(config, run_dir)`` plays every match not yet in ``run_dir/results.jsonl``
+(each finished match is appended there at once, so an interrupt loses nothing finished),
+in parallel over ``workers`` processes, then writes ``ratings.csv``, ``report.md``,
+``ratings.png`` and keeps the game records of every hand under ``records/``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import multiprocessing as mp
+import os
+import sys
+from contextlib import nullcontext
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from texas42_env.config import RULES, Rule, build, check_rules, one_of, setting, validate, whole
+from texas42_env.rules import ConfigError, RulesConfig
+
+from agents.arena.duplicate import MODES, PairStats, pair_scores, play_duplicate, summarize
+from agents.arena.ratings import bootstrap_ratings, openskill_ratings
+from agents.base import REGISTRY, make_agent, spec_name
+
+
+class TournamentError(ConfigError):
+    """A bad tournament config or a run folder that cannot be resumed."""
+
+
+AGENTS = Rule("mapping", test=lambda a: len(a) >= 2,
+              says="a mapping of at least two agents (NAME: SPEC or {partners: [A, B]})")
+
+
+@dataclass
+class TournamentConfig:
+    agents: dict[str, Any] = setting(rule=AGENTS)  # name -> agent spec, or {"partners": [a, b]}
+    mode: str = setting("hands", one_of(*MODES))
+    deals: int = setting(1000, whole(1))
+    seed: int = setting(0, whole(0))
+    workers: int = setting(2, whole(1))
+    format: str = setting("round_robin", one_of("round_robin", "gauntlet"))
+    gauntlet: str | None = None  # the agent that meets the pool in a gauntlet
+    anchor: str = "random"
+    n_boot: int = setting(1000, whole(1))
+    chunk: int = setting(2048, whole(1))
+    records: bool = True
+    rules: dict[str, Any] = setting(rule=RULES, default_factory=dict)
+    progress: bool = True
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TournamentConfig":
+        """From a config's mapping: unknown and missing keys are named first."""
+        return build(cls, d, error=TournamentError)
+
+    def check(self) -> None:
+        """Every value, every agent built once (so a bad spec or a missing checkpoint is named,
+        ``agents.NAME: ...``, before anything is played) and the rules."""
+        validate(self, error=TournamentError)
+        for name, spec in self.agents.items():
+            key = f"agents.{name}"
+            if isinstance(spec, dict) and "partners" in spec:
+                partners = spec["partners"]
+                others = [n for n in self.agents if n != name]
+                if not (isinstance(partners, (list, tuple)) and len(partners) == 2
+                        and all(p in others for p in partners)):
+                    raise TournamentError(key=f"{key}.partners", value=partners,
+                                          allowed=f"two names of other agents of this "
+                                                  f"tournament ({', '.join(map(str, others))})")
+                continue
+            try:
+                make_agent(spec)  # fails early, naming the agent, if it cannot be built
+            except (ValueError, TypeError, OSError) as e:
+                known = isinstance(spec_name(spec), str) and spec_name(spec) in REGISTRY
+                raise TournamentError.at(key, e, value=spec, allowed=(
+                    "a spec the agent can be built from" if known else tuple(sorted(REGISTRY))
+                )) from None
+        if self.format == "gauntlet" and self.gauntlet not in self.agents:
+            raise TournamentError(key="gauntlet", value=self.gauntlet,
+                                  allowed=f"with format=gauntlet, the agent that meets the "
+                                          f"others (one of {', '.join(map(str, self.agents))})")
+        check_rules(self.rules, error=TournamentError)
+
+    def matches(self) -> list[tuple[str, str]]:
+        names = list(self.agents)
+        if self.format == "gauntlet":
+            return [(self.gauntlet, b) for b in names if b != self.gauntlet]
+        return list(combinations(names, 2))
+
+
+def match_key(cfg: TournamentConfig, a: str, b: str) -> dict:
+    return {"a": a, "b": b, "mode": cfg.mode, "deals": cfg.deals, "seed": cfg.seed,
+            "a_spec": cfg.agents[a], "b_spec": cfg.agents[b], "rules": cfg.rules}
+
+
+def _key_id(key: dict) -> str:
+    return json.dumps(key, sort_keys=True)
+
+
+def read_results(path: Path) -> list[dict]:
+    """Finished matches. A corrupt last line (an interrupted write) is reported on stderr and
+    skipped; a corrupt line before the last is an error naming it."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or "key" not in row or "stats" not in row:
+                raise ValueError("not a match result")
+        except ValueError as e:
+            if i == len(lines):
+                kept = path.with_name(path.name + ".torn")
+                print(f"tournament: {path}: line {i} is incomplete ({e}); it is moved to "
+                      f"{kept.name} and its match will be played again", file=sys.stderr)
+                with open(kept, "a", encoding="utf-8") as f:
+                    f.write(line + "\n")
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_text("".join(x + "\n" for x in lines[:i - 1]), encoding="utf-8")
+                os.replace(tmp, path)
+                continue
+            raise TournamentError(f"{path}: line {i} is not a match result ({e}); "
+                                  f"fix or remove it to resume") from None
+        out.append(row)
+    return out
+
+
+def _agent(cfg: TournamentConfig, name: str):
+    agent = make_agent(cfg.agents[name])
+    agent.name = name  # records and errors use the tournament's names
+    return agent
+
+
+def _side(cfg: TournamentConfig, name: str):
+    """A side: the agent, or its two partners."""
+    spec = cfg.agents[name]
+    if isinstance(spec, dict) and "partners" in spec:
+        return [_agent(cfg, p) for p in spec["partners"]]
+    return _agent(cfg, name)
+
+
+def _play(job: tuple) -> dict:
+    """One match (in a worker process)."""
+    cfg, a, b, run_dir = job
+    rules = RulesConfig.from_options("standard", cfg.rules)
+    records_path = Path(run_dir) / "records" / f"{a}__vs__{b}.jsonl"
+    tmp = records_path.with_suffix(".jsonl.tmp")
+    if cfg.records:
+        records_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(tmp, "w", encoding="utf-8") if cfg.records else nullcontext() as fh:
+        def sink(recs):
+            fh.writelines(json.dumps({**r, "match": f"{a} vs {b}"}) + "\n" for r in recs)
+
+        stats = play_duplicate(rules, _side(cfg, a), _side(cfg, b), cfg.deals,
+                               mode=cfg.mode, seed=cfg.seed, chunk=cfg.chunk,
+                               on_records=sink if cfg.records else None)
+    if cfg.records:
+        os.replace(tmp, records_path)
+    return {"key": match_key(cfg, a, b), "stats": stats.to_dict(),
+            "records": str(records_path.relative_to(run_dir)) if cfg.records else None}
+
+
+def run_tournament(cfg: TournamentConfig, run_dir: str | Path) -> dict:
+    """Play what is missing, then rate and report. Returns the ratings."""
+    cfg.check()
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    results_path = run_dir / "results.jsonl"
+    done = {_key_id(r["key"]): r for r in read_results(results_path)}
+    todo = [(a, b) for a, b in cfg.matches() if _key_id(match_key(cfg, a, b)) not in done]
+    if todo:
+        _play_all(cfg, todo, run_dir, results_path, done)
+    rows = [done[_key_id(match_key(cfg, a, b))] for a, b in cfg.matches()]
+    return write_outputs(cfg, rows, run_dir)
+
+
+def _play_all(cfg, todo, run_dir, results_path, done) -> None:
+
+    jobs = [(cfg, a, b, str(run_dir)) for a, b in todo]
+    bar = tqdm(total=len(jobs) * cfg.deals, unit="pairs", desc="tournament",
+               disable=not cfg.progress)
+    with open(results_path, "a", encoding="utf-8") as out:
+        def keep(row):
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+            done[_key_id(row["key"])] = row
+            bar.update(cfg.deals)
+            bar.set_postfix_str(f"{row['key']['a']} vs {row['key']['b']}")
+
+        if cfg.workers > 1 and len(jobs) > 1:
+            # spawn, not fork: a forked child of a process whose torch thread pool has started
+            # (a neural agent checked or built here) can hang in its first matrix product
+            ctx = mp.get_context("spawn")
+            with ctx.Pool(min(cfg.workers, len(jobs))) as pool:
+                for row in pool.imap_unordered(_play, jobs):
+                    keep(row)
+        else:
+            for job in jobs:
+                keep(_play(job))
+    bar.close()
+
+
+# ---------------------------------------------------------------------- outputs
+def write_outputs(cfg: TournamentConfig, rows: list[dict], run_dir: Path) -> dict:
+
+    rng = np.random.default_rng(cfg.seed)
+    games, groups, summaries, team_games = [], [], {}, []
+    for m, row in enumerate(rows):
+        k = row["key"]
+        stats = PairStats.from_dict(row["stats"])
+        scores = pair_scores(stats, k["mode"])
+        games += [(k["a"], k["b"], float(s)) for s in scores]
+        groups += [m * 1_000_000 + i for i in range(len(scores))]
+        summaries[(k["a"], k["b"])] = summarize(stats, k["mode"], n_boot=cfg.n_boot, seed=cfg.seed)
+        ta, tb = _team(cfg, k["a"]), _team(cfg, k["b"])
+        team_games += [(ta, tb, float(s)) for s in scores]
+    anchor = cfg.anchor if cfg.anchor in cfg.agents else None
+    ratings = bootstrap_ratings(games, groups, n_boot=cfg.n_boot, rng=rng, anchor=anchor)
+    mixed = any(isinstance(s, dict) and "partners" in s for s in cfg.agents.values())
+    skill = openskill_ratings(team_games) if mixed else {}
+    _write_csv(run_dir / "ratings.csv", ratings, skill)
+    _write_report(run_dir / "report.md", cfg, ratings, summaries, skill)
+    _plot(run_dir / "ratings.png", ratings, cfg.anchor)
+    return {"ratings": ratings, "summaries": summaries, "openskill": skill}
+
+
+def _team(cfg, name):
+    spec = cfg.agents[name]
+    if isinstance(spec, dict) and "partners" in spec:
+        return tuple(spec["partners"])
+    return (name, name)
+
+
+def _write_csv(path: Path, ratings: dict, skill: dict) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["agent", "elo", "elo_low", "elo_high", "openskill_mu", "openskill_sigma"])
+        for name, (r, lo, hi) in sorted(ratings.items(), key=lambda kv: -kv[1][0]):
+            mu, sigma = (skill[name][0], skill[name][1]) if name in skill else ("", "")
+            w.writerow([name, f"{r:.1f}", f"{lo:.1f}", f"{hi:.1f}", mu, sigma])
+
+
+def _fmt(ci, signed: bool = True) -> str:
+    if len(ci) == 1:
+        return f"{ci[0]:.3f}"
+    est, lo, hi = ci
+    if not np.isfinite(est):
+        return "n/a"
+    f = "+.3f" if signed else ".3f"
+    return f"{est:{f}} [{lo:{f}}, {hi:{f}}]"
+
+
+def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
+    names = sorted(ratings, key=lambda n: -ratings[n][0])
+    lines = ["# Tournament report", "",
+             f"{cfg.format.replace('_', ' ')}, mode `{cfg.mode}`, {cfg.deals} deal pairs a match "
+             f"(every deal played twice, seats swapped), seed {cfg.seed}, rules "
+             f"{cfg.rules or 'standard defaults'}.", "",
+             "## Ratings", "",
+             f"Bradley-Terry maximum likelihood on the Elo scale, `{cfg.anchor}` at 0; 95% "
+             f"bootstrap intervals over deal pairs ({cfg.n_boot} resamples). A deal pair "
+             f"counts as a win for the side that took more marks over its two hands"
+             + (" (games mode: games won)" if cfg.mode == "games" else "") + ".", "",
+             "| agent | Elo | 95% CI |" + (" OpenSkill mu | sigma |" if skill else ""),
+             "|---|---|---|" + ("---|---|" if skill else "")]
+    for n in names:
+        r, lo, hi = ratings[n]
+        row = f"| {n} | {r:.0f} | [{lo:.0f}, {hi:.0f}] |"
+        if skill:
+            row += f" {skill[n][0]:.2f} | {skill[n][1]:.2f} |" if n in skill else " | |"
+        lines.append(row)
+    lines += ["", "## Head to head: marks per hand, row minus column (95% CI)", "",
+              "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for a in names:
+        cells = []
+        for b in names:
+            if (a, b) in summaries:
+                cells.append(_fmt(summaries[(a, b)]["marks_per_hand"]))
+            elif (b, a) in summaries:
+                est, lo, hi = summaries[(b, a)]["marks_per_hand"]
+                cells.append(_fmt([-est, -hi, -lo]))
+            else:
+                cells.append("")
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    lines += ["", "## Matches", "",
+              "| A | B | pairs | hands | marks/hand (A-B) | A made | B made | A bids | B bids |"
+              + (" A wins |" if cfg.mode == "games" else ""),
+              "|---|---|---|---|---|---|---|---|---|" + ("---|" if cfg.mode == "games" else "")]
+    for (a, b), s in summaries.items():
+        row = (f"| {a} | {b} | {s['pairs']} | {s['hands']} | {_fmt(s['marks_per_hand'])} | "
+               f"{_fmt(s['a_made_rate'], False)} | {_fmt(s['b_made_rate'], False)} | "
+               f"{s['a_bid_rate'][0]:.2f} | {s['b_bid_rate'][0]:.2f} |")
+        if cfg.mode == "games":
+            row += f" {_fmt(s['a_win_rate'], False)} |"
+        lines.append(row)
+    lines += ["", "Made rates are makes per hand the side won the bid; bids are the share of "
+              "hands it won the bid.", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _plot(path: Path, ratings: dict, anchor: str) -> None:
+    import matplotlib  # matplotlib: only to draw the plot
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # (after choosing the Agg backend)
+
+    names = sorted(ratings, key=lambda n: ratings[n][0])
+    r = np.array([ratings[n][0] for n in names])
+    lo = np.array([ratings[n][1] for n in names])
+    hi = np.array([ratings[n][2] for n in names])
+    fig, ax = plt.subplots(figsize=(6, 0.5 * len(names) + 1.5))
+    ax.errorbar(r, np.arange(len(names)), xerr=[r - lo, hi - r], fmt="o", capsize=4)
+    ax.set_yticks(np.arange(len(names)), names)
+    ax.axvline(0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(f"Elo ({anchor} = 0), 95% bootstrap CI")
+    ax.set_title("Ratings")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

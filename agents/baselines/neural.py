@@ -1,0 +1,70 @@
+"""``NeuralAgent``: a trained bidding and play policy, from a checkpoint or in memory.
+
+``make_agent("neural", path="runs/train/X/checkpoints/ckpt_000100.pt")`` (or the run folder:
+its newest checkpoint) plays in the arena, tournaments and the CLI like any agent. By default
+it plays the likeliest legal action (``greedy=True``); ``greedy=False`` samples from the
+policy with its own seeded generator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from texas42_env.observation import make_encoder
+
+from agents.base import Agent
+from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint
+from agents.nets.policy import ModelConfig, Policy
+
+
+def policy_from_checkpoint(data: dict, path="checkpoint") -> Policy:
+    """The policy a loaded checkpoint holds; ``CheckpointError`` if its weights do not fit."""
+    m = data["model"]
+    try:
+        policy = Policy(int(m["obs_size"]), int(m["n_actions"]), int(m["play0"]),
+                        ModelConfig(**m["config"]), int(m.get("critic_size", 0)))
+        policy.load_state_dict(m["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"{path}: its model does not load: {e}") from None
+    policy.eval()
+    return policy
+
+
+class NeuralAgent(Agent):
+    """A ``Policy`` (bidding net + play net) acting on observations and masks."""
+
+    def __init__(self, path: str | None = None, policy: Policy | None = None,
+                 greedy: bool = True, seed: int = 0, ruleset: str | None = None):
+        if (path is None) == (policy is None):
+            raise ValueError("NeuralAgent needs a checkpoint path or a policy (one of them)")
+        self.path = None
+        if path is not None:
+            self.path = latest_checkpoint(path)
+            data = load_checkpoint(self.path)
+            policy = policy_from_checkpoint(data, self.path)
+            ruleset = data.get("rules", {}).get("ruleset", ruleset)
+        self.policy = policy
+        self.ruleset = ruleset
+        self.greedy = greedy
+        self.generator = torch.Generator().manual_seed(seed)
+
+    def setup(self, game):
+        super().setup(game)
+        size = make_encoder(game).size
+        p = self.policy
+        if (p.obs_size, p.n_actions) != (size, game.n_actions):
+            where = self.path or "the policy"
+            raise ValueError(f"{where} was trained for observations of {p.obs_size} and "
+                             f"{p.n_actions} actions; this game ({game.rules.ruleset}) has "
+                             f"{size} and {game.n_actions}")
+        return self
+
+    def act(self, observations, masks, context=None):
+        obs = np.ascontiguousarray(observations, np.float32)
+        actions, _, _ = self.policy.act(obs, np.asarray(masks, bool), self.generator,
+                                        greedy=self.greedy)
+        return actions
+
+
+__all__ = ["NeuralAgent", "policy_from_checkpoint"]

@@ -1,0 +1,390 @@
+"""``texas42 bench``: every benchmark of the toolkit in one place: the core, the
+environments, world sampling, the exact solver, PIMC decisions, bid decisions and PPO
+training throughput.
+
+The core and env figures are random legal play of whole hands, bidding included, in one process. Each
+measurement runs ``ROUNDS`` timed rounds after a warm-up and reports the median round (robust
+to the machine's noise, as timeit's advice goes).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable
+
+import numpy as np
+
+from texas42_env.core import BIDDING, DECLARING, HAND_OVER, NO_ACTION, PLAYING, Game, State
+from texas42_env.env import Texas42Env
+from texas42_env.observation import make_encoder
+from texas42_env.records import game_for, record_from_state
+from texas42_env.rules import FOLLOW_ME, NELLO, SEVENS, RulesConfig, preset
+from texas42_env.sampling import uniform_legal
+from texas42_env.vector_env import Texas42VectorEnv
+from texas42_env.worlds import replayed, sample_worlds
+
+from agents.base import Context
+from agents.baselines.heuristic import HeuristicAgent
+from agents.baselines.pimc import PimcAgent
+from agents.bidding.bidders import SimBidder
+from agents.bidding.bidnet import LearnedBidder, untrained_checkpoint
+from agents.driver import act_rows
+
+BATCHES = (1, 64, 1024, 4096, 8192)
+ENV_BATCHES = (1, 4096)
+ROUNDS = 5
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _measure(run: Callable[[int], tuple[int, int]], seconds: float) -> tuple[float, float]:
+    """Median (decisions/s, hands/s) over ROUNDS rounds of ``run(steps)``."""
+    run(4)  # warm up
+    steps = 4
+    while True:
+        t0 = time.perf_counter()
+        run(steps)
+        took = time.perf_counter() - t0
+        if took >= seconds / ROUNDS / 4 or steps >= 1 << 22:
+            break
+        steps *= 2
+    steps = max(1, int(steps * (seconds / ROUNDS) / max(took, 1e-9)))
+    rates = []
+    for _ in range(ROUNDS):
+        t0 = time.perf_counter()
+        d, h = run(steps)
+        dt = time.perf_counter() - t0
+        rates.append((d / dt, h / dt))
+    return float(np.median([r[0] for r in rates])), float(np.median([r[1] for r in rates]))
+
+
+def _row(kind: str, ruleset: str, batch: int, rates: tuple[float, float]) -> dict:
+    return {"kind": kind, "ruleset": ruleset, "batch": batch, "decisions_per_s": rates[0],
+            "hands_per_s": rates[1], "cores": cores()}
+
+
+def bench_core(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.0,
+               seed: int = 0) -> dict:
+    """The core alone: every table whose hand ends is dealt a new game at once, so every
+    step is ``batch`` decisions."""
+    game = Game(preset(ruleset))
+    rng = np.random.default_rng(seed)
+    st = game.reset(batch, seed=seed)
+    next_game = [batch]
+
+    def run(steps: int) -> tuple[int, int]:
+        hands = 0
+        for _ in range(steps):
+            game.step(st, uniform_legal(game.legal_mask(st), rng))
+            over = np.flatnonzero(st.phase >= HAND_OVER)
+            if over.size:
+                hands += over.size
+                game.new_games(st, over, np.arange(next_game[0], next_game[0] + over.size))
+                next_game[0] += over.size
+        return steps * batch, hands
+
+    return _row("core", ruleset, batch, _measure(run, seconds))
+
+
+def bench_env(ruleset: str = "standard", batch: int = 4096, seconds: float = 1.0,
+              seed: int = 0) -> dict:
+    """The environments with observations and masks: ``Texas42Env`` at batch 1 (a step per
+    decision, reset at each hand's end), ``Texas42VectorEnv`` above it."""
+    rng = np.random.default_rng(seed)
+    if batch == 1:
+
+        env = Texas42Env(ruleset=ruleset)
+        state = list(env.reset(seed=seed))
+
+        def run(steps: int) -> tuple[int, int]:
+            hands = 0
+            for _ in range(steps):
+                legal = np.flatnonzero(state[0]["action_mask"])
+                obs, _, done, _, info = env.step(legal[rng.integers(legal.size)])
+                if done:
+                    hands += 1
+                    obs, info = env.reset()
+                state[0] = obs
+            return steps, hands
+    else:
+
+        venv = Texas42VectorEnv(batch, ruleset=ruleset, seed=seed)  # copy=True, the default
+        state = [venv.reset()[0]]
+
+        def run(steps: int) -> tuple[int, int]:
+            hands = 0
+            for _ in range(steps):
+                obs, _, done, _, _ = venv.step(
+                    uniform_legal(state[0]["action_mask"].view(bool), rng))
+                hands += int(done.sum())
+                state[0] = obs
+            return steps * batch, hands
+
+    return _row("env", ruleset, batch, _measure(run, seconds))
+
+
+def _bench_position(seed: int = 0) -> dict:
+    """A standard record stopped at the start of the fourth trick (random legal play)."""
+    game = game_for(RulesConfig.make())
+    rng = np.random.default_rng(seed)
+    for g in range(1000):
+        st = game.reset(1, seed=seed, game_ids=[g])
+        while st.phase[0] < HAND_OVER and not (st.phase[0] == PLAYING and st.trick_no[0] == 3):
+            game.step(st, uniform_legal(st.legal, rng))
+        if st.phase[0] == PLAYING:
+            return record_from_state(game, st, 0)
+    raise RuntimeError("no hand lasted three tricks")
+
+
+def bench_worlds(seconds: float = 1.0, n: int = 1000, seed: int = 0) -> dict:
+    """Worlds per second of ``sample_worlds`` (parsing and replaying the record included) for a
+    standard position after three tricks, ``n`` worlds a call; the median of 5 rounds."""
+    rec = _bench_position(seed)
+    game, st = replayed(rec)
+    seat = int(st.to_move[0])
+    rng = np.random.default_rng(seed)
+    sample_worlds(rec, seat, n, rng)  # warm up
+    rates = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        calls = 0
+        while True:
+            sample_worlds(rec, seat, n, rng)
+            calls += 1
+            dt = time.perf_counter() - t0
+            if dt >= seconds / 5:
+                break
+        rates.append(calls * n / dt)
+    return {"kind": "worlds", "ruleset": "standard", "batch": n,
+            "worlds_per_s": float(np.median(rates))}
+
+
+def opening_positions(n: int, seed: int = 0, game: Game | None = None) -> tuple[Game, State]:
+    """``n`` tables at the opening lead: seeded deals, random legal bids, a contract drawn
+    uniformly from the seven suits, doubles and follow-me."""
+
+    game = game or Game()
+    if game.rules.all_pass != "force_dealer":
+        raise ValueError("opening_positions needs all_pass 'force_dealer' (no thrown-in hands)")
+    rng = np.random.default_rng(seed)
+    st = game.reset(n, seed=seed)
+    for _ in range(game.n_seats):  # every table bids in step, once each
+        game.step(st, uniform_legal(st.legal, rng))
+    assert (st.phase == DECLARING).all()
+    contracts = rng.integers(0, FOLLOW_ME + 1, size=n)  # 0s..6s, doubles, follow-me
+    game.step(st, game.actions.contract0 + contracts)
+    return game, st
+
+
+def bench_solver(n: int = 200, seed: int = 0) -> dict:
+    """Milliseconds per solve of ``n`` random full hands from the opening lead (deals and
+    contracts of ``opening_positions``), one thread, after compiling: ``solve_position``
+    (every lead valued) and ``solve_value`` (the position's value alone). ``compile_s``: the
+    first call (a compile, or a load from numba's cache)."""
+    from agents.search.solver import _solver, solve_position, solve_value  # numba: compiled here
+
+    t0 = time.perf_counter()
+    warm_game, warm = opening_positions(1, seed=seed + 1)
+    solve_position(warm_game, warm, 0)
+    solve_value(warm_game, warm, 0)
+    compile_s = time.perf_counter() - t0
+    game, st = opening_positions(n, seed=seed)
+    solver = _solver()
+    ms, value_ms, nodes = [], [], []
+    for b in range(n):
+        t = time.perf_counter()
+        solve_position(game, st, b)
+        ms.append((time.perf_counter() - t) * 1e3)
+        nodes.append(solver.nodes)
+        t = time.perf_counter()
+        solve_value(game, st, b)
+        value_ms.append((time.perf_counter() - t) * 1e3)
+    ms_a, value_a = np.array(ms), np.array(value_ms)
+    return {"kind": "solver", "n": n, "seed": seed,
+            "median_ms": float(np.median(ms_a)), "p99_ms": float(np.percentile(ms_a, 99)),
+            "max_ms": float(ms_a.max()), "mean_ms": float(ms_a.mean()),
+            "median_nodes": float(np.median(nodes)),
+            "value_median_ms": float(np.median(value_a)),
+            "value_p99_ms": float(np.percentile(value_a, 99)),
+            "compile_s": compile_s}
+
+
+def pimc_positions(n: int, seed: int = 0):
+    """``n`` play-phase positions of the standard game for timing: the heuristic bids and
+    declares, then random plays carry table i on to a number of plays drawn from 0..24
+    (suit, doubles and follow-me contracts only). Each is a one-table state."""
+    game = Game()
+    enc = make_encoder(game)
+    heur = HeuristicAgent().setup(game)
+    rng = np.random.default_rng(seed)
+    out = []
+    game_id = 0
+    while len(out) < n:
+        st = game.reset(64, seed=seed, game_ids=np.arange(game_id, game_id + 64))
+        game_id += 64
+        while True:  # bidding and declaring by the heuristic
+            todo = np.flatnonzero((st.phase == BIDDING) | (st.phase == DECLARING))
+            if todo.size == 0:
+                break
+            a = np.full(64, NO_ACTION, np.int64)
+            a[todo] = act_rows(game, st, heur, todo, enc)
+            game.step(st, a)
+        stop = rng.integers(0, 25, size=64)
+        for k in range(25):
+            ok = (st.phase == PLAYING) & (stop == k) & ~np.isin(st.contract, (NELLO, SEVENS))
+            out += [(st.take([b]), 0) for b in np.flatnonzero(ok)]
+            go = st.phase == PLAYING
+            if not go.any():
+                break
+            game.step(st, np.where(go, uniform_legal(st.legal, rng), NO_ACTION))
+    order = rng.permutation(len(out))[:n]
+    return game, [out[i] for i in order]
+
+
+def bench_pimc(n: int = 32, n_worlds: int = 16, seed: int = 0) -> dict:
+    """Milliseconds per PIMC play decision (``n_worlds`` worlds sampled and solved) over
+    ``n`` positions of ``pimc_positions``, after a warm-up decision."""
+    game, positions = pimc_positions(n + 1, seed)
+    agent = PimcAgent(n_worlds=n_worlds, seed=seed).setup(game)
+    ms = []
+    for k, (st, b) in enumerate(positions):
+        ctx = Context(game, st, np.array([b]), np.array([int(st.to_move[b])]))
+        t0 = time.perf_counter()
+        agent._play(ctx, b, int(st.to_move[b]), st.legal[b])
+        if k:  # the first decision compiles
+            ms.append((time.perf_counter() - t0) * 1e3)
+    a = np.array(ms)
+    return {"kind": "pimc", "n": n, "worlds": n_worlds, "seed": seed,
+            "median_ms": float(np.median(a)), "p90_ms": float(np.percentile(a, 90)),
+            "p99_ms": float(np.percentile(a, 99)), "max_ms": float(a.max()),
+            "mean_ms": float(a.mean())}
+
+
+def _positions(game, enc, st, heuristic) -> list[tuple]:
+    """Every bidding step of the tables of ``st`` as the heuristic bids them: (state copy,
+    tables to bid, their seats, their observations)."""
+
+    out = []
+    while (st.phase == BIDDING).any():
+        rows = np.flatnonzero(st.phase == BIDDING)
+        seats = st.to_move[rows]
+        obs = enc.encode(st, seats, idx=rows)
+        out.append((st.copy(), rows, seats, obs))
+        a = np.full(st.batch_size, -1, np.int64)
+        a[rows] = act_rows(game, st, heuristic, rows, enc, seats, observations=obs)
+        game.step(st, a)
+    return out
+
+
+def _time(game, agent, positions) -> list[float]:
+    """Seconds of ``agent.act`` at each position (its cache emptied first), after one
+    untimed call."""
+
+    out = []
+    for k, (st, rows, seats, obs) in enumerate([positions[0]] + positions):
+        if hasattr(agent, "_cache"):
+            agent._cache.clear()
+        t0 = time.perf_counter()
+        agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
+        if k:
+            out.append(time.perf_counter() - t0)
+    return out
+
+
+def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict:
+    """Milliseconds per bid decision of the simulation bidder (default settings, each
+    decision on an empty cache) and the learned bidder (``bidnet``: a checkpoint; without
+    one a freshly initialised net of the default size, which times the same), over every
+    bidding decision of ``n`` auctions the heuristic bids (so later seats face real bids),
+    one table at a time; ``act`` as the arena calls it, the observation already encoded
+    (the environment's work). Then the throughput: the same auctions played at once, each
+    bidder's ``act`` on every table to bid (decisions per second). Each bidder is timed
+    over all positions in turn, in one run."""
+    game = Game()
+    enc = make_encoder(game)
+    learned = LearnedBidder(path=bidnet) if bidnet else \
+        LearnedBidder(checkpoint=untrained_checkpoint(seed))
+    agents = {"sim": SimBidder(seed=seed).setup(game), "learned": learned.setup(game)}
+    heuristic = HeuristicAgent().setup(game)
+    single = [p for t in range(n)
+              for p in _positions(game, enc, game.reset(1, seed=seed, game_ids=[t]), heuristic)]
+    batched = _positions(game, enc, game.reset(n, seed=seed, game_ids=np.arange(n)), heuristic)
+    out = {"kind": "bidding", "n": n, "decisions": len(single), "seed": seed,
+           "bidnet": bidnet or "untrained"}
+    for name, agent in agents.items():
+        v = np.array(_time(game, agent, single)) * 1e3
+        out[f"{name}_median_ms"] = float(np.median(v))
+        out[f"{name}_mean_ms"] = float(v.mean())
+        out[f"{name}_p90_ms"] = float(np.percentile(v, 90))
+        out[f"{name}_decisions_per_s"] = len(single) / sum(_time(game, agent, batched))
+    out["speedup"] = out["sim_median_ms"] / out["learned_median_ms"]
+    out["throughput_ratio"] = out["learned_decisions_per_s"] / out["sim_decisions_per_s"]
+    return out
+
+
+def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: int | None = None,
+                model=None) -> dict:
+    """Samples per second of rollout + learning with the default configs (the figure of
+    issue 7's throughput target), over ``updates`` updates after one warm-up update."""
+    import torch  # torch: only for this benchmark
+
+    from agents.nets.policy import ModelConfig  # torch, as above
+    from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer  # torch, as above
+
+    if threads:
+        torch.set_num_threads(threads)
+    trainer = Trainer(RulesConfig.make(), model or ModelConfig(), PPOConfig(tables=tables),
+                      OpponentsConfig(), seed=seed, updates=updates + 1)
+    trainer.train_update()
+    t0 = time.perf_counter()
+    s0 = trainer.samples
+    roll = learn = 0.0
+    for _ in range(updates):
+        logs = trainer.train_update()
+        roll += logs["perf/rollout_s"]
+        learn += logs["perf/learn_s"]
+    dt = time.perf_counter() - t0
+    n = trainer.samples - s0
+    return {"kind": "train", "tables": tables, "updates": updates, "samples": n,
+            "samples_per_s": n / dt, "rollout_share": roll / dt, "learn_share": learn / dt,
+            "threads": torch.get_num_threads()}
+
+
+AGENT_KINDS = ("solver", "pimc", "bidding", "train")
+
+
+def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
+                bidnet: str | None = None) -> dict:
+    """The agents' benchmarks: the exact solver, PIMC decisions, bid decisions, PPO
+    training throughput."""
+    if kind == "solver":
+        return bench_solver(solver_n, seed=seed)
+    if kind == "pimc":
+        return bench_pimc(pimc_n, seed=seed)
+    if kind == "bidding":
+        return bench_bidding(seed=seed, bidnet=bidnet)
+    return bench_train(seed=seed)
+
+
+def agent_row(row: dict) -> str:
+    if row["kind"] == "solver":
+        return (f"solver: solve_position from the opening lead, {row['n']} deals: median "
+                f"{row['median_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms (value alone: median "
+                f"{row['value_median_ms']:.1f} ms)")
+    if row["kind"] == "pimc":
+        return (f"  pimc: play decision, {row['worlds']} worlds, {row['n']} positions: median "
+                f"{row['median_ms']:.1f} ms, mean {row['mean_ms']:.1f} ms, p90 "
+                f"{row['p90_ms']:.1f} ms, max {row['max_ms']:.1f} ms")
+    if row["kind"] == "bidding":
+        return (f"bidding: {row['decisions']} bid decisions of {row['n']} auctions: simulation "
+                f"bidder median {row['sim_median_ms']:.1f} ms (mean {row['sim_mean_ms']:.1f}), "
+                f"learned bidder ({row['bidnet']}) {row['learned_median_ms'] * 1e3:.0f} us "
+                f"(mean {row['learned_mean_ms'] * 1e3:.0f}): x{row['speedup']:,.0f} (medians); "
+                f"batched: {row['sim_decisions_per_s']:,.1f} vs "
+                f"{row['learned_decisions_per_s']:,.0f} decisions/s: "
+                f"x{row['throughput_ratio']:,.0f}")
+    return (f" train: PPO rollout + learning, {row['tables']} hands an update: "
+            f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch threads)")

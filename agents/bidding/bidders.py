@@ -1,0 +1,273 @@
+"""Bidding from hand values: simulate a hand under each contract, then bid by expected game
+value.
+
+Hand values. A hand's value under a contract is the distribution of the points its team
+takes when its seat declares that contract and leads: ``worlds`` deals of the other 21
+tiles are sampled uniformly (what a seat knows before any bid) and each is either played
+out by a play agent at every seat, each seeing only its own view (``evaluate="playout"``,
+the heuristic by default; all tricks played), or solved exactly with both sides seeing
+everything (``evaluate="solve"``: double dummy, which overrates the declarer). ``HandValuer``
+does this for many hands at once (one vectorized play-out for all of them), and
+``make_curves`` turns the points into the chance of making each need 30..42.
+
+The bid rule (``BidRule``) takes those chances, the game score and the auction so far. Each
+legal bid is worth ``p * U(+m for us) + (1 - p) * U(+m for them)``, where ``p`` is the best
+chance over the contracts of taking the bid's points (42 for marks bids), ``m`` its marks and
+``U`` the marks difference plus ``game_weight * target`` times the chance of winning the game
+from the score that results (marks to the target, each later hand a coin flip;
+``game_weight=0``: marks only, a large one: the game only). Passing is
+worth the same with the chance that our team takes the hand's marks anyway: ``q_partner``
+when the partner holds the bid, ``1 - q_opp`` when an opponent does, ``q_open`` when no one
+has bid. The seat takes the best. Nello, plunge and splash come from the heuristic (the
+solver covers neither nello nor sevens).
+
+``ValueBidder`` is the agent shell: bids and declares by the rule from estimates a subclass
+gives (``SimBidder``, registered ``simbid``: hand values simulated on the spot;
+``agents.bidnet.LearnedBidder``: a network's estimates), and plays with a separate play
+agent (``play=``, the heuristic by default) so bidders can be compared under identical play.
+Each bid it makes is logged with its predicted chance of making (``predictions``) for
+calibration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from texas42_env import tiles as T
+from texas42_env.actions import MARKS0, NO_ACTION, PASS, PLUNGE, POINTS0, SPLASH
+from texas42_env.core import BIDDING, DECLARING, PLAYING, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rules import NELLO, SEVENS
+
+from agents.base import Agent, Context, make_agent, register
+from agents.baselines.heuristic import HeuristicAgent
+from agents.bidding.rule import BidRule, bid_need, bids_before
+from agents.bidding.values import (CONTRACTS, EVALUATIONS, NEEDS, HandValuer, auction_worlds,
+                                   deal_around, longest_suits, make_curves)
+
+
+class ValueBidder(Agent):
+    """Bids and declares by ``BidRule`` from ``estimates``; plays as ``play``. Subclasses
+    give ``estimates(hands, where) -> [n, contracts, 13]`` (chances per need, contracts in
+    ``CONTRACTS`` order). ``explore``: the chance of bidding the least points bid where the
+    rule passes (for self-play data; 0 in play)."""
+
+    rulesets = ("standard",)
+
+    def __init__(self, play: str = "heuristic", q_open: float = 0.5, q_partner: float = 0.7,
+                 q_opp: float = 0.7, game_weight: float = 1.0, explore: float = 0.0,
+                 seed: int = 0):
+        self.rule = BidRule(q_open, q_partner, q_opp, game_weight)
+        if not 0.0 <= explore <= 1.0:
+            raise ValueError(f"explore must be a probability in [0, 1], got {explore!r}")
+        self.explore = float(explore)
+        self.explore_rng = np.random.default_rng(seed)
+        self.play_spec = play
+        self.predictions: dict[tuple[int, int, int], tuple[int, float]] = {}
+        self._nello: set[tuple[int, int, int]] = set()  # (game, hand, seat) that bid nello
+
+    needs_state = True  # bidding reads the score and the auction
+
+    def setup(self, game: Game):
+
+        super().setup(game)
+        self.fallback = HeuristicAgent().setup(game)  # nello, plunge, splash, sevens
+        self.player = self.fallback if self.play_spec == "heuristic" else \
+            make_agent(self.play_spec).setup(game)
+        return self
+
+    def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
+        """float [n, contracts, 13]: each hand's chance of taking each need per contract;
+        ``where``: (state, tables, seats) of the decisions, for estimators that read the
+        auction."""
+        raise NotImplementedError
+
+    def act(self, observations, masks, context=None):
+        if context is None:
+            raise ValueError(f"{self.name!r} needs the table's context (score and auction)")
+        st, game = context.state, context.game
+        phase = st.phase[context.tables]
+        if (phase == BIDDING).all():  # the common call in an auction: bids only
+            tabs, seats = context.tables, context.seats
+            curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
+            return np.array([self._bid(game, st, t, s, m, c) for t, s, m, c in
+                             zip(tabs.tolist(), seats.tolist(), masks, curves)], np.int64)
+        out = np.full(len(masks), NO_ACTION, np.int64)
+        play = np.flatnonzero(phase == PLAYING)
+        if play.size:
+            sub = Context(game, st, context.tables[play], context.seats[play])
+            obs = observations[play] if observations is not None else None
+            out[play] = self.player.act(obs, masks[play],
+                                        sub if self.player.needs_state else None)
+        rows = np.flatnonzero(phase != PLAYING)
+        if rows.size == 0:
+            return out
+        tabs, seats = context.tables[rows], context.seats[rows]
+        curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
+        declaring = np.flatnonzero(phase[rows] == DECLARING)
+        fb = np.zeros(len(rows), np.int64)
+        if declaring.size:  # nello and sevens contracts come from the heuristic
+            fb[declaring] = self.fallback.act(observations[rows[declaring]],
+                                              masks[rows[declaring]])
+        for k, i in enumerate(rows.tolist()):
+            t, s = int(tabs[k]), int(seats[k])
+            if phase[i] == BIDDING:
+                out[i] = self._bid(game, st, t, s, masks[i], curves[k])
+            else:
+                out[i] = self._declare(game, st, masks[i], int(fb[k]), curves[k], t)
+        return out
+
+    def _special(self, game, st, t, s, mask, curves) -> int | None:
+        """Plunge, splash and nello bids by the heuristic's rules of thumb: six doubles
+        plunge (or splash); a hand no trump contract would make at 30 (chance < 0.5) whose
+        every tile is well beaten bids the least marks for nello. Not over the partner."""
+        h = self.fallback
+        if mask[PASS] and int(st.high_bidder[t]) == (s + 2) % 4:
+            return None
+        hand = int(st.hands[t, s])
+        if mask[PLUNGE] or mask[SPLASH]:  # legal only with enough doubles
+            doubles = bin(hand & T.DOUBLES_MASK).count("1")
+            if mask[PLUNGE] and doubles >= h.PLUNGE_DOUBLES:
+                return PLUNGE
+            if mask[SPLASH] and doubles >= h.SPLASH_DOUBLES:
+                return SPLASH
+        rules = game.rules
+        if rules.nello:
+            least = next((a for a in range(MARKS0, PLUNGE) if mask[a]), None)
+            if least is not None and rules.nello_min_marks <= least - MARKS0 + 1 <= 2 \
+                    and curves[:, 0].max() < 0.5 and h._nello_hand(hand):  # the 30 column
+                self._nello.add((int(st.game_id[t]), int(st.hand_no[t]), s))
+                return least
+        return None
+
+    def _bid(self, game, st, t, s, mask, curves) -> int:
+        mask = mask.tolist()  # a list indexes faster, and is read many times
+        special = self._special(game, st, t, s, mask, curves)
+        if special is not None:
+            return special
+        a, p = self.rule.choose(curves, mask, st, t, s, game)
+        if a == PASS and self.explore and self.explore_rng.random() < self.explore:
+            least = next((b for b in range(POINTS0, MARKS0) if mask[b]), None)
+            if least is not None:  # exploring (self-play data): the least points bid instead
+                a, p = least, float(curves[:, bid_need(least) - 30].max())
+        if a != PASS:
+            self.predictions[(int(st.game_id[t]), int(st.hand_no[t]), s)] = (a, p)
+        return a
+
+    def _declare(self, game, st, mask, fallback, curves, t) -> int:
+        c0 = game.actions.contract0
+        bid = int(st.high_action[t])
+        key = (int(st.game_id[t]), int(st.hand_no[t]), int(st.to_move[t]))
+        if key in self._nello:  # the seat bid for nello: it declares nello
+            self._nello.discard(key)
+            if mask[c0 + NELLO]:
+                return c0 + NELLO
+        if fallback - c0 in (NELLO, SEVENS) or bid in (PLUNGE, SPLASH):
+            return fallback  # nello or sevens hands, and after the partner's plunge/splash
+        i = bid_need(bid) - 30
+        legal = [k for k, c in enumerate(CONTRACTS) if mask[c0 + c]]
+        if not legal:
+            return fallback
+        # the likeliest to make the bid; ties to the better chance of every higher need
+        k = max(legal, key=lambda k: (curves[k, i], curves[k].sum()))
+        return c0 + CONTRACTS[k]
+
+
+@register("simbid")
+class SimBidder(ValueBidder):
+    """Bids from hand values simulated on the spot (``HandValuer``): ``worlds`` deals for
+    each of the hand's ``suits`` longest suits, doubles and follow-me (the other contracts
+    count as never making), played out by ``evaluate_with`` (``evaluate="playout"``) or solved
+    (``"solve"``). With ``infer`` the deals are drawn to fit the auction so far
+    (``auction_worlds``: the bids before the seat's as the heuristic would make them, from
+    ``candidates`` times as many uniform deals); without it they are uniform, so only the
+    hand counts. Plays as ``play``. The pass chances were set on seed-0 games against the
+    heuristic (``q_opp``, ``q_partner`` with the learned bidder, which is fast enough for
+    1000-pair runs; ``q_open`` 0.6 rather than its 0.5 because these estimates, from 16
+    worlds and the best of five contracts, run about 0.1 above the make rate)."""
+
+    def __init__(self, worlds: int = 16, suits: int = 3, evaluate: str = "playout",
+                 evaluate_with: str = "heuristic", play: str = "heuristic",
+                 q_open: float = 0.6, q_partner: float = 0.7, q_opp: float = 0.7,
+                 game_weight: float = 1.0, infer: bool = True, candidates: int = 8,
+                 seed: int = 0):
+        super().__init__(play, q_open, q_partner, q_opp, game_weight, seed=seed)
+        if evaluate not in EVALUATIONS:
+            raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
+        if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= 7:
+            raise ValueError(f"suits: the longest suits to value, 1..7, got {suits!r}")
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+            raise ValueError(f"candidates must be a positive integer, got {candidates!r}")
+        self.worlds, self.evaluate, self.evaluate_with = int(worlds), evaluate, evaluate_with
+        self.suits, self.infer, self.candidates = suits, bool(infer), candidates
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._cache: dict[tuple, np.ndarray] = {}
+        self.fitted: list[int] = []  # per inferred estimate: how many of its worlds fit
+
+    def setup(self, game: Game):
+        super().setup(game)
+        if self.infer and game.rules.first_bidder != "left_of_dealer":
+            raise ValueError("simbid: infer replays the auction from the seat left of the "
+                             f"dealer; with first_bidder={game.rules.first_bidder!r} set "
+                             "infer=false")
+        self.valuer = HandValuer(game.rules, self.evaluate, self.evaluate_with, self.worlds)
+        self._encoder = make_encoder(game)
+        return self
+
+    def _key(self, hand: int, where, i: int) -> tuple:
+        if where is None or not self.infer:
+            return (hand,)
+        st, tabs, seats = where
+        t, s = int(tabs[i]), int(seats[i])
+        k = bids_before(st, t, s)
+        if k == 0:
+            return (hand,)
+        return (hand, s, int(st.dealer[t]), tuple(st.bids[t, :k].tolist()))
+
+    def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
+        hands = np.asarray(hands, np.uint64)
+        keys = [self._key(int(h), where, i) for i, h in enumerate(hands)]
+        if len(self._cache) + len(keys) > 200_000:
+            self._cache.clear()
+        todo = {}
+        for i, k in enumerate(keys):
+            if k not in self._cache and k not in todo:
+                todo[k] = i
+        if todo:
+            rows = np.array(list(todo.values()))
+            h = hands[rows]
+            worlds = None
+            if any(len(k) > 1 for k in todo):
+                st, tabs, seats = where
+                worlds = np.empty((rows.size, self.worlds, 4), np.uint64)
+                for j, (k, i) in enumerate(todo.items()):
+                    if len(k) > 1:
+                        worlds[j], fit = auction_worlds(
+                            self.game, st, int(tabs[i]), int(seats[i]), self.worlds,
+                            self.candidates * self.worlds, self.fallback, self._encoder,
+                            self.rng)
+                        self.fitted.append(fit)
+                    else:
+                        worlds[j] = deal_around(h[j:j + 1], int(seats[i]), self.worlds,
+                                                self.rng)[0]
+            which = longest_suits(h, self.suits)
+            curves = np.zeros((rows.size, len(CONTRACTS), len(NEEDS)))
+            if worlds is None:  # uniform worlds: the seat does not matter
+                pts = self.valuer.values(h, self.rng, contracts=which)
+            else:  # each row's worlds have its hand at its own seat: value them seat by seat
+                pts = np.zeros((rows.size, which.shape[1], self.worlds), np.uint8)
+                for s in range(4):
+                    sel = np.flatnonzero(seats[rows] == s)
+                    if sel.size:
+                        pts[sel] = self.valuer.values(h[sel], self.rng, seat=s,
+                                                      contracts=which[sel], worlds=worlds[sel])
+            np.put_along_axis(curves, which[:, :, None], make_curves(pts), axis=1)
+            for k, c in zip(todo, curves):
+                self._cache[k] = c
+        return np.stack([self._cache[k] for k in keys])
+
+
+__all__ = ["SimBidder", "ValueBidder"]

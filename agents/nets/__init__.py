@@ -1,0 +1,1 @@
+"""PyTorch networks (``policy``) and checkpoint files (``checkpoint``)."""

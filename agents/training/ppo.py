@@ -1,0 +1,415 @@
+"""Self-play PPO for the bidding and play nets (``agents.nets``), CleanRL-style.
+
+One update:
+
+1. **Rollout**: ``tables`` fresh deals (games ``update * tables + i`` of the run's seed, so a
+   run is reproducible and resumes exactly), each played to the end of its hand on the core
+   with the observation encoder, as the arena does. At each table one team is the learner's
+   (chosen at random) and the other is an opponent drawn from the schedule: the current
+   policy itself (``self_play`` (both teams learn), a past snapshot from the pool, the heuristic or random.
+   Every decision of a learner seat is a sample.
+2. **Advantages**: each seat's decisions form its trajectory; the reward (team marks of the
+   hand by default; partners share it) comes at the hand's end; GAE(gamma, lambda) over each
+   seat's trajectory.
+3. **Learning**: ``epochs`` passes of shuffled minibatches of the clipped PPO loss with
+   entropy bonus and value loss, over the bidding net's samples and the play net's together.
+
+``Trainer.state_dict()`` holds everything a run needs to continue exactly (weights,
+optimizer, the pool, the generators, counters).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from texas42_env.config import Rule, number, one_of, setting, validate, whole
+from texas42_env.core import HAND_OVER, NO_ACTION, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rewards import REWARDS, seat_rewards, team_rewards
+from texas42_env.rules import ConfigError, RulesConfig
+from texas42_env.sampling import uniform_legal
+
+from agents.base import make_agent
+from agents.nets.policy import ModelConfig, Policy
+
+OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO hyperparameters (the ``algorithm`` config group)."""
+
+    tables: int = setting(1024, whole(1))  # deals (hands) per update
+    lr: float = setting(3e-4, number(above=0))
+    epochs: int = setting(3, whole(1))
+    minibatch: int = setting(4096, whole(1))
+    gamma: float = setting(1.0, number(0, 1))
+    gae_lambda: float = setting(0.95, number(0, 1))
+    clip: float = setting(0.2, number())
+    ent_coef: float = setting(0.01, number())
+    vf_coef: float = setting(0.5, number())
+    max_grad_norm: float = setting(0.5, number())
+    # stop the epochs of an update once KL passes it
+    target_kl: float | None = setting(None, number(optional=True))
+    norm_adv: bool = True
+    # an update plays single hands: a game never ends in one, so no "game" reward
+    reward: str = setting("marks", one_of(*(r for r in REWARDS if r != "game"), noun="reward",
+                                          says="an update plays single hands: 'game' needs "
+                                               "whole games"))
+
+    def __post_init__(self):
+        validate(self, "algorithm.")
+
+
+Weight = float | Sequence[float]
+
+
+def _weight(w) -> bool:
+    ends = list(w) if isinstance(w, (list, tuple)) else [w]
+    return len(ends) in (1, 2) and all(isinstance(x, (int, float)) and not x < 0 for x in ends)
+
+
+WEIGHT = Rule(test=_weight, says="a weight >= 0 or [start, end]")
+
+
+@dataclass(frozen=True)
+class OpponentsConfig:
+    """Who sits across from the learner (the ``opponents`` config group).
+
+    Each weight is a number or ``[start, end]``, interpolated linearly over the run's
+    updates; a table's opponent is drawn in proportion. ``pool`` draws a past snapshot
+    (taken every ``snapshot_every`` updates, the newest ``pool_size`` kept); until the first
+    snapshot exists its weight goes to ``self_play``.
+    """
+
+    self_play: Weight = setting(0.5, WEIGHT)
+    pool: Weight = setting(0.3, WEIGHT)
+    heuristic: Weight = setting(0.2, WEIGHT)
+    random: Weight = setting(0.0, WEIGHT)
+    snapshot_every: int = setting(10, whole(1))
+    pool_size: int = setting(10, whole(1))
+
+    def __post_init__(self):
+        validate(self, "opponents.")
+        if sum(max(self._ends(k)) for k in OPPONENT_KINDS) <= 0:
+            raise ConfigError("opponents: every weight is 0; allowed: at least one above 0",
+                              key="opponents", value={k: getattr(self, k) for k in OPPONENT_KINDS},
+                              allowed="at least one weight above 0")
+
+    def _ends(self, kind):
+        w = getattr(self, kind)
+        return (float(w[0]), float(w[-1])) if isinstance(w, (list, tuple)) else (float(w),) * 2
+
+    def weights(self, progress: float, pool_ready: bool) -> np.ndarray:
+        """The schedule's weights at ``progress`` in [0, 1], normalised."""
+        w = np.array([a + (b - a) * progress for a, b in map(self._ends, OPPONENT_KINDS)])
+        if not pool_ready:
+            w[0] += w[1]
+            w[1] = 0
+        if w.sum() <= 0:
+            w[0] = 1
+        return w / w.sum()
+
+
+@dataclass
+class Rollout:
+    """The learner's samples of one update, in the order they were made."""
+
+    obs: np.ndarray  # float32 [N, D]
+    critic_obs: np.ndarray | None  # float32 [N, D'] with a perfect-information critic
+    masks: np.ndarray  # bool [N, A]
+    actions: np.ndarray  # int64 [N]
+    logp: np.ndarray  # float32 [N]
+    values: np.ndarray  # float32 [N]
+    rewards: np.ndarray  # float32 [N] (at each seat's last decision of a hand)
+    nxt: np.ndarray  # int64 [N]: the same seat's next sample in that hand, -1 at its last
+    step: np.ndarray  # int64 [N]: the rollout step that made it
+    hands: int = 0
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+class Trainer:
+    """Holds the policy, the optimizer, the pool and the generators of one training run."""
+
+    def __init__(self, rules: RulesConfig, model: ModelConfig, ppo: PPOConfig,
+                 opponents: OpponentsConfig, seed: int = 0, updates: int = 100):
+        self.rules, self.model_cfg, self.cfg, self.opp = rules, model, ppo, opponents
+        self.seed, self.updates = seed, updates
+        self.game = Game(rules)
+        self.encoder = make_encoder(self.game)
+        self.critic_encoder = make_encoder(self.game, "perfect") \
+            if model.critic == "perfect" else None
+        torch.manual_seed(seed)
+        critic_size = self.critic_encoder.size if self.critic_encoder else 0
+        self.policy = Policy(self.encoder.size, self.game.n_actions, self.game.actions.play0,
+                             model, critic_size)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=ppo.lr, eps=1e-5,
+                                          foreach=True)
+        self.rng = np.random.default_rng(seed)
+        self.generator = torch.Generator().manual_seed(seed)
+        self.pool: list[dict[str, torch.Tensor]] = []
+        self.update = 0  # updates done
+        self.samples = 0
+        self.hands = 0
+        self._pool_policies: list[Policy] = []
+        self._heuristic = None  # built when first drawn (it plays the standard ruleset only)
+
+    # ------------------------------------------------------------------ rollout
+    def _opponent_policy(self, j: int) -> Policy:
+        while len(self._pool_policies) <= j:
+            self._pool_policies.append(Policy(self.encoder.size, self.game.n_actions,
+                                              self.game.actions.play0, self.model_cfg,
+                                              self.policy.bid.critic_size))
+        p = self._pool_policies[j]
+        if getattr(p, "loaded", None) is not self.pool[j]:  # snapshots never change in place
+            p.load_state_dict(self.pool[j])
+            p.loaded = self.pool[j]
+        return p
+
+    def rollout(self) -> Rollout:
+        game, enc, B = self.game, self.encoder, self.cfg.tables
+        S = game.n_seats
+        ids = self.update * B + np.arange(B)
+        st = game.reset(B, seed=self.seed, game_ids=ids)
+        progress = self.update / max(1, self.updates)
+        w = self.opp.weights(progress, bool(self.pool))
+        kind = self.rng.choice(len(OPPONENT_KINDS), size=B, p=w)
+        member = self.rng.integers(len(self.pool), size=B) if self.pool else np.zeros(B, int)
+        learner_team = self.rng.integers(2, size=B)
+        both = kind == 0
+        pending = np.full((B, S), -1, np.int64)
+        chunks: dict[str, list] = {k: [] for k in ("obs", "cobs", "masks", "actions", "logp",
+                                                   "values", "step")}
+        nxt_parts = []
+        n = 0
+        step = 0
+        self.policy.eval()
+        while True:
+            active = st.phase < HAND_OVER
+            if not active.any():
+                break
+            seats = st.to_move
+            learn = active & (both | ((seats % 2) == learner_team))
+            actions = np.full(B, NO_ACTION, np.int64)
+            rows = np.flatnonzero(learn)
+            if rows.size:
+                obs = enc.encode(st, seats[rows], idx=rows)
+                masks = st.legal[rows]
+                cobs = self.critic_encoder.encode(st, seats[rows], idx=rows) \
+                    if self.critic_encoder else None
+                a, lp, v = self.policy.act(obs, masks, self.generator, critic_obs=cobs)
+                actions[rows] = a
+                idx = n + np.arange(rows.size)
+                prev = pending[rows, seats[rows]]
+                nxt_parts.append((prev[prev >= 0], idx[prev >= 0]))
+                pending[rows, seats[rows]] = idx
+                for k, x in (("obs", obs), ("cobs", cobs), ("masks", masks), ("actions", a),
+                             ("logp", lp), ("values", v),
+                             ("step", np.full(rows.size, step))):
+                    if x is not None:
+                        chunks[k].append(x)
+                n += rows.size
+            self._opponents_act(st, active & ~learn, seats, kind, member, actions)
+            game.step(st, actions)
+            step += 1
+        nxt = np.full(n, -1, np.int64)
+        for a, b in nxt_parts:
+            nxt[a] = b
+        # every hand is over: each learner seat's last decision gets its team's reward
+        r = team_rewards(st, np.arange(B), self.cfg.reward)  # [B, 2]
+        rewards = np.zeros(n, np.float32)
+        last = pending >= 0
+        rewards[pending[last]] = seat_rewards(r, S)[last]
+        cat = {k: np.concatenate(v) if v else None for k, v in chunks.items()}
+        made = st.made[st.bidder >= 0]
+        stats = {"rollout/hand_steps": step, "rollout/made_rate": float((made == 1).mean())
+                 if made.size else 0.0}
+        # the learner team's reward per hand against the opponents other than itself
+        mine = r[np.arange(B), learner_team]
+        others = kind != 0
+        stats["rollout/learner_return"] = float(mine[others].mean()) if others.any() \
+            else float("nan")
+        for i, k in enumerate(OPPONENT_KINDS[1:], start=1):
+            if (kind == i).any():
+                stats[f"rollout/return_vs_{k}"] = float(mine[kind == i].mean())
+        for i, k in enumerate(OPPONENT_KINDS):
+            stats[f"opponents/{k}"] = float(w[i])
+        return Rollout(cat["obs"], cat["cobs"], cat["masks"], cat["actions"], cat["logp"],
+                       cat["values"], rewards, nxt, cat["step"], hands=B, stats=stats)
+
+    def _opponents_act(self, st, rows_mask, seats, kind, member, actions) -> None:
+        rows = np.flatnonzero(rows_mask)
+        if rows.size == 0:
+            return
+        k = kind[rows]
+        masks = st.legal[rows]
+        sel = k == OPPONENT_KINDS.index("random")
+        if sel.any():  # from the trainer's own generator, so a resumed run continues exactly
+            actions[rows[sel]] = uniform_legal(masks[sel], self.rng)
+        if sel.all():
+            return  # random play reads the masks only
+        obs = self.encoder.encode(st, seats[rows], idx=rows)
+        sel = k == OPPONENT_KINDS.index("heuristic")
+        if sel.any():
+            if self._heuristic is None:
+                self._heuristic = make_agent("heuristic").setup(self.game)
+            actions[rows[sel]] = self._heuristic.act(obs[sel], masks[sel])
+        pool_rows = k == OPPONENT_KINDS.index("pool")
+        for j in np.unique(member[rows[pool_rows]]):
+            sel = pool_rows & (member[rows] == j)
+            a, _, _ = self._opponent_policy(int(j)).act(obs[sel], masks[sel], self.generator)
+            actions[rows[sel]] = a
+
+    # ------------------------------------------------------------------ advantages
+    def advantages(self, ro: Rollout) -> tuple[np.ndarray, np.ndarray]:
+        """GAE over each seat's trajectory: (advantages, returns)."""
+        g, lam = self.cfg.gamma, self.cfg.gae_lambda
+        n = ro.actions.size
+        adv = np.zeros(n, np.float32)
+        has_next = ro.nxt >= 0
+        next_value = np.where(has_next, ro.values[np.maximum(ro.nxt, 0)], 0.0)
+        delta = ro.rewards + g * next_value - ro.values
+        # a sample's successor is made at a later step: fill steps from the last back
+        bounds = np.searchsorted(ro.step, np.arange(ro.step.max() + 2)) if n else [0]
+        for s in range(len(bounds) - 2, -1, -1):
+            lo, hi = bounds[s], bounds[s + 1]
+            if lo == hi:
+                continue
+            nx = ro.nxt[lo:hi]
+            carry = np.where(nx >= 0, adv[np.maximum(nx, 0)], 0.0)
+            adv[lo:hi] = delta[lo:hi] + g * lam * carry
+        return adv, adv + ro.values
+
+    # ------------------------------------------------------------------ learning
+    def learn(self, ro: Rollout) -> dict[str, float]:
+        cfg = self.cfg
+        adv_np, ret_np = self.advantages(ro)
+        obs = torch.from_numpy(ro.obs)
+        cobs = torch.from_numpy(ro.critic_obs) if ro.critic_obs is not None else None
+        masks = torch.from_numpy(ro.masks)
+        actions = torch.from_numpy(ro.actions)
+        old_logp = torch.from_numpy(ro.logp)
+        adv = torch.from_numpy(adv_np)
+        ret = torch.from_numpy(ret_np)
+        is_play = torch.from_numpy(self.policy.is_play(ro.masks))
+        n = actions.numel()
+        self.policy.train()
+        logs: dict[str, list[float]] = {k: [] for k in
+                                        ("pg_loss", "v_loss", "entropy", "approx_kl",
+                                         "clipfrac", "entropy_bid", "entropy_play")}
+        stop = False
+        for _ in range(cfg.epochs):
+            perm = torch.randperm(n, generator=self.generator)
+            for lo in range(0, n, cfg.minibatch):
+                mb = perm[lo:lo + cfg.minibatch]
+                play = is_play[mb]
+                play_rows, bid_rows = mb[play], mb[~play]
+                mb = torch.cat([play_rows, bid_rows])  # the order of the outputs below
+                parts = []
+                for net, rows in ((self.policy.play, play_rows), (self.policy.bid, bid_rows)):
+                    if rows.numel() == 0:
+                        continue
+                    logits, v = net(obs[rows], masks[rows],
+                                    cobs[rows] if cobs is not None else None)
+                    lp = torch.log_softmax(logits, -1)
+                    e = -(lp.exp() * lp).sum(-1)
+                    parts.append((lp.gather(1, actions[rows, None]).squeeze(1), e, v))
+                    logs["entropy_play" if net is self.policy.play else "entropy_bid"].append(
+                        float(e.mean().detach()))
+                new_logp, ent, value = (torch.cat(x) for x in zip(*parts))
+                a = adv[mb]
+                if cfg.norm_adv and a.numel() > 1:
+                    a = (a - a.mean()) / (a.std() + 1e-8)
+                logratio = new_logp - old_logp[mb]
+                ratio = logratio.exp()
+                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+                v_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+                entropy = ent.mean()
+                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    kl = float(((ratio - 1) - logratio).mean())
+                    logs["approx_kl"].append(kl)
+                    logs["clipfrac"].append(float(((ratio - 1).abs() > cfg.clip).float().mean()))
+                logs["pg_loss"].append(float(pg.detach()))
+                logs["v_loss"].append(float(v_loss.detach()))
+                logs["entropy"].append(float(entropy.detach()))
+                if cfg.target_kl is not None and kl > cfg.target_kl:
+                    stop = True
+                    break
+            if stop:
+                break
+        var = float(np.var(ret_np))
+        out = {f"losses/{k}": float(np.mean(v)) for k, v in logs.items() if v}
+        out["losses/explained_variance"] = float(1 - np.var(ret_np - ro.values) / var) \
+            if var > 0 else 0.0
+        return out
+
+    def train_update(self) -> dict[str, float]:
+        """One rollout and one learning phase; returns the figures to log."""
+        t0 = time.perf_counter()
+        ro = self.rollout()
+        t1 = time.perf_counter()
+        logs = self.learn(ro)
+        t2 = time.perf_counter()
+        self.update += 1
+        self.samples += ro.actions.size
+        self.hands += ro.hands
+        if self.update % self.opp.snapshot_every == 0:
+            self.pool.append({k: v.clone() for k, v in self.policy.state_dict().items()})
+            del self.pool[:-self.opp.pool_size]
+        logs.update(ro.stats)
+        logs["perf/samples"] = ro.actions.size
+        logs["perf/samples_per_s"] = ro.actions.size / (t2 - t0)
+        logs["perf/rollout_s"] = t1 - t0
+        logs["perf/learn_s"] = t2 - t1
+        return logs
+
+    # ------------------------------------------------------------------ state
+    def model_dict(self) -> dict[str, Any]:
+        return {"obs_size": self.encoder.size, "n_actions": self.game.n_actions,
+                "play0": self.game.actions.play0, "config": self.model_cfg.to_dict(),
+                "critic_size": self.policy.bid.critic_size,
+                "state_dict": self.policy.state_dict()}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"model": self.model_dict(), "optimizer": self.optimizer.state_dict(),
+                "pool": self.pool,
+                "rng": {"numpy": _plain(self.rng.bit_generator.state),
+                        "torch": self.generator.get_state(),
+                        "torch_global": torch.get_rng_state()},
+                "step": {"update": self.update, "samples": self.samples, "hands": self.hands},
+                "rules": {"ruleset": self.rules.ruleset, "options": self.rules.options()},
+                "ppo": asdict(self.cfg), "opponents": asdict(self.opp)}
+
+    def load_state_dict(self, data: dict[str, Any]) -> None:
+        self.policy.load_state_dict(data["model"]["state_dict"])
+        self.optimizer.load_state_dict(data["optimizer"])
+        self.pool = list(data["pool"])
+        self.rng.bit_generator.state = data["rng"]["numpy"]
+        self.generator.set_state(data["rng"]["torch"])
+        torch.set_rng_state(data["rng"]["torch_global"])
+        self.update = int(data["step"]["update"])
+        self.samples = int(data["step"]["samples"])
+        self.hands = int(data["step"]["hands"])
+
+
+def _plain(x):
+    """A generator state as plain dicts and ints (loadable with ``weights_only``)."""
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+__all__ = ["OPPONENT_KINDS", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer"]

@@ -1,0 +1,128 @@
+"""``texas42 show``: records told hand by hand, trick by trick (``texas42_env.narrator``),
+with the solver's verdict on each play under ``--analyse``. ``analyse_play`` is the solver's
+verdict on one play: the points it gives away against perfect play, from the mover's team's
+side.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+from texas42_env import tiles as T
+from texas42_env.core import HAND_OVER, PHASE_NAMES, PLAYING, Game, State
+from texas42_env.narrator import Narrator, tiles_text
+from texas42_env.records import Record, exchange_actions, read_records, replay, start_state
+from texas42_env.rules import CONTRACT_NAMES, NELLO, SEVENS
+
+
+# ----------------------------------------------------------------------------- analysis
+@dataclass
+class Verdict:
+    """The solver's judgement of one play: ``values`` are the bidding team's final points
+    after each legal play (perfect play after it), ``loss`` the points the play gives away
+    against the best one, from the mover's team's side (0 for a best play)."""
+
+    seat: int
+    tile: str
+    loss: int
+    best: list[str]
+    values: dict[str, int]
+
+
+def analysable(game: Game, st: State) -> str | None:
+    """Why the solver cannot judge the plays of table 0's hand (None when it can)."""
+    if game.rules.ruleset != "standard":
+        return f"the solver does not cover the {game.rules.ruleset} ruleset"
+    c = int(st.contract[0])
+    if c in (NELLO, SEVENS):
+        return f"the solver does not cover {CONTRACT_NAMES[c]} (suits, doubles and follow-me only)"
+    return None
+
+
+def analyse_play(game: Game, st: State, action: int) -> Verdict:
+    """The verdict on playing ``action`` at table 0 of ``st`` (standard ruleset, play phase,
+    a suit, doubles or follow-me contract); the state is not changed."""
+    tile = T.TILE_NAMES[action - game.actions.play0]
+    seat = int(st.to_move[0])
+    legal = [T.TILE_NAMES[a - game.actions.play0] for a in np.flatnonzero(st.legal[0])]
+    if len(legal) == 1:  # nothing to judge: no search
+        return Verdict(seat, tile, 0, legal, {})
+
+    from agents.search.solver import solve_position  # numba: compiled when first needed
+
+    values = solve_position(game, st, 0)["values"]
+    sign = 1 if (seat & 1) == (int(st.bidder[0]) & 1) else -1  # the mover's side
+    best_value = max(sign * v for v in values.values())
+    best = [t for t, v in values.items() if sign * v == best_value]
+    return Verdict(seat, tile, best_value - sign * values[tile], best, values)
+
+
+def verdict_note(v: Verdict) -> str:
+    if v.loss > 0:
+        return f"   lost {v.loss}  MISTAKE (best: {' '.join(v.best)})"
+    return "   lost 0" + ("  (only play)" if len(v.best) == 1 and not v.values else "")
+
+
+# ----------------------------------------------------------------------------- records
+def show_record(record: Record, analyse: bool = False) -> list[str]:
+    """A record told hand by hand, trick by trick; with ``analyse``, each play's verdict and
+    the points each team gave away."""
+    game, st = start_state(record)
+    raw = record.raw
+    narrator = Narrator(game)
+    about = [record.rules.ruleset + " rules"]
+    if record.rules.options():
+        about.append(f"options {json.dumps(record.rules.options())}")
+    for key in ("game", "hand", "seed"):
+        if isinstance(raw.get(key), int):
+            about.append(f"{key} {raw[key]}")
+    agents = raw.get("agents")
+    agents = agents if isinstance(agents, list) and len(agents) == game.n_seats else None
+    lines = [", ".join(about), f"dealer: seat {record.dealer}", "hands as dealt:"]
+    for s, hand in enumerate(record.hands):
+        who = f" ({agents[s]})" if agents else ""
+        lines.append(f"  seat {s}{who}: {tiles_text(game, hand)}")
+    if record.rules.copies == 2:
+        lines.append(f"  cat: {tiles_text(game, record.cat)}")
+    result = replay(record)
+    n_ok = result["error"]["index"] if not result["ok"] else len(record.actions)
+    lost = [[0, 0], [0, 0]]  # per team: points given away, mistakes
+    for action in record.actions[:n_ok]:
+        ids = exchange_actions(game, st, 0, action) if isinstance(action, dict) else \
+            [game.actions.id(action)]
+        for a in ids:
+            note = ""
+            if analyse and int(st.phase[0]) == PLAYING and analysable(game, st) is None:
+                v = analyse_play(game, st, a)
+                note = verdict_note(v)
+                lost[v.seat & 1][0] += v.loss
+                lost[v.seat & 1][1] += v.loss > 0
+            lines += narrator.step(st, a, note)
+    if not result["ok"]:
+        e = result["error"]
+        who = "" if e["seat"] is None else f" by seat {e['seat']}"
+        lines.append(f"illegal action {e['index']}{who} (phase {e['phase']}): "
+                     f"{json.dumps(e['action'])}: {e['reason']}; the record stops here")
+    elif int(st.phase[0]) < HAND_OVER:
+        lines.append(f"the record stops here: seat {int(st.to_move[0])} is to "
+                     f"{PHASE_NAMES[int(st.phase[0])]}")
+    if analyse and int(st.contract[0]) >= 0:
+        why = analysable(game, st)
+        if why:
+            lines.append(f"analysis: none ({why})")
+        else:
+            lines.append("analysis, points given away against perfect play: " + "; ".join(
+                f"team {t} {lost[t][0]} ({lost[t][1]} mistake{'s' * (lost[t][1] != 1)})"
+                for t in (0, 1)))
+    return lines
+
+
+def show_text(text: str, analyse: bool = False) -> Iterator[str]:
+    """The account of each record in a file's text, record by record (``RecordError`` with
+    the line when one is not a record, after the records before it)."""
+    for n, (lineno, record) in enumerate(read_records(text), start=1):
+        yield f"=== record {n} (line {lineno}) ===\n" + "\n".join(show_record(record, analyse))

@@ -1,0 +1,24 @@
+"""Golden duplicate matches: per-pair figures and summaries recorded before the restructure of
+issue 14 (tests/data/golden_matches.json, made by the code of that time), replayed exactly.
+A change that moves any of them changes behaviour: it must say so and remake the file."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from agents.arena.duplicate import play_duplicate, summarize
+from texas42_env.rules import RulesConfig
+
+GOLDEN = json.loads((Path(__file__).parent / "data" / "golden_matches.json").read_text())
+
+
+@pytest.mark.parametrize("case", GOLDEN, ids=lambda c: f"{c['a']}-{c['b']}-{c['mode']}")
+def test_duplicate_matches_replay_their_golden_figures(case):
+    rules = RulesConfig.from_options("standard", case["rules"])
+    stats = play_duplicate(rules, make_agent(case["a"]), make_agent(case["b"]), case["deals"],
+                           mode=case["mode"], seed=case["seed"])
+    assert stats.to_dict() == case["stats"]
+    # (json text: a rate with no bids is NaN, which equals nothing)
+    assert json.dumps(summarize(stats, case["mode"])) == json.dumps(case["summary"])
