@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from texas42_env.config import RULES, Rule, build, check_rules, one_of, setting, validate, whole
+from texas42_env.records import json_lines
 from texas42_env.rules import ConfigError, RulesConfig
 
 from agents.arena.duplicate import MODES, PairStats, pair_scores, play_duplicate, summarize
@@ -110,14 +111,12 @@ def read_results(path: Path) -> list[dict]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     out = []
-    for i, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            if not isinstance(row, dict) or "key" not in row or "stats" not in row:
-                raise ValueError("not a match result")
-        except ValueError as e:
+    for i, row, error in json_lines(lines):
+        line = lines[i - 1]
+        e = error.message if error is not None else None
+        if e is None and (not isinstance(row, dict) or "key" not in row or "stats" not in row):
+            e = "not a match result"
+        if e is not None:
             if i == len(lines):
                 kept = path.with_name(path.name + ".torn")
                 print(f"tournament: {path}: line {i} is incomplete ({e}); it is moved to "

@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from texas42_env.config import (RULES, Rule, build, check_rules, number, one_of, setting, validate,
                                 whole)
+from texas42_env.records import json_lines
 from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
 from agents.arena.duplicate import play_duplicate, summarize
@@ -312,14 +313,10 @@ class _StopAtBoundary:
 
 def read_jsonl(path: Path) -> list[dict]:
     """The objects of a JSON Lines log; a line torn by an interrupt is skipped."""
-    out = []
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue  # a line torn by an interrupt
-    return out
+    if not path.is_file():
+        return []
+    return [row for _, row, error in json_lines(path.read_text().splitlines())
+            if error is None]  # (a line torn by an interrupt is not JSON: skipped)
 
 
 def _truncate_jsonl(path: Path, update: int) -> None:
