@@ -151,3 +151,101 @@ def test_the_hydra_app_runs_and_resumes(tmp_path):
     bad = subprocess.run(cmd[:2] + ["mode=sets", f"hydra.run.dir={tmp_path / 'b'}"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode != 0 and "mode" in bad.stderr
+
+
+def test_an_anchor_that_is_not_an_agent_is_refused_before_any_match(tmp_path):
+    with pytest.raises(TournamentError, match="anchor must be the agent rated 0: one of random, "
+                                              "passive, mixed, or null.*got 'bogus'"):
+        run_tournament(_cfg(anchor="bogus"), tmp_path)
+    assert not (tmp_path / "results.jsonl").exists()
+    out = run_tournament(_cfg(anchor=None, deals=8), tmp_path)  # null: centred on the mean
+    assert abs(sum(r for r, _, _ in out["ratings"].values())) < 1e-6
+    assert "centred on the mean" in (tmp_path / "report.md").read_text()
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda row: row["stats"].pop("a_marks"), "field 'stats.a_marks': a list of whole numbers"),
+    (lambda row: row["stats"]["hands"].append(1), "field 'stats.hands': 9 values for 8 deal"),
+    (lambda row: row.update(key="x"), "field 'key': a mapping naming the agents"),
+])
+def test_a_results_line_with_a_bad_field_is_named_with_its_line(tmp_path, change, says):
+    run_tournament(_cfg(deals=8), tmp_path)
+    path = tmp_path / "results.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    change(rows[0])
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(TournamentError, match=f"line 1 is not a match result \\({says}"):
+        read_results(path)
+
+
+def test_a_rerun_says_which_matches_it_keeps(tmp_path, capsys):
+    run_tournament(_cfg(deals=8), tmp_path)
+    capsys.readouterr()
+    run_tournament(_cfg(deals=8, agents={"random": {"name": "random"},
+                                         "passive": {"name": "passive"},
+                                         "heuristic": {"name": "heuristic"}}), tmp_path)
+    assert "1 of 3 matches already played" in capsys.readouterr().err
+
+
+def test_an_agent_read_from_a_link_is_keyed_by_the_file_it_points_to(tmp_path):
+    from agents.arena.tournament import match_key
+
+    nets = ROOT / "experiments" / "bidding" / "nets"
+    link = tmp_path / "latest.pt"
+    link.symlink_to(nets / "supervised.pt")
+    cfg = _cfg(agents={"learned": {"name": "bidnet", "path": str(link)},
+                       "random": {"name": "random"}})
+    first = match_key(cfg, "learned", "random")
+    assert first["a_files"] == [str((nets / "supervised.pt").resolve())]
+    assert "b_files" not in first  # an agent with no file keeps the key it had
+    link.unlink()
+    link.symlink_to(nets / "finetuned-self-play.pt")
+    assert match_key(cfg, "learned", "random") != first
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_tournament_leaves_no_workers_running(tmp_path):
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "tournament.py"), "deals=100000", "workers=2",
+         "records=false", "progress=false", f"hydra.run.dir={tmp_path}"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers: list[int] = []
+        for _ in range(120):  # the pool starts once the config is checked
+            time.sleep(0.5)
+            workers = [c for c in _children(proc.pid) if _alive(c)]
+            if len(workers) >= 2:
+                break
+        assert len(workers) >= 2, "the tournament's workers never started"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        for _ in range(20):
+            if not any(_alive(w) for w in workers):
+                break
+            time.sleep(0.5)
+        assert not any(_alive(w) for w in workers)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -13,6 +13,8 @@ import json
 import multiprocessing as mp
 import os
 import sys
+import threading
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import combinations
@@ -29,6 +31,7 @@ from texas42_env.rules import ConfigError, RulesConfig
 from agents.arena.duplicate import MODES, PairStats, pair_scores, play_duplicate, summarize
 from agents.arena.ratings import bootstrap_ratings, openskill_ratings
 from agents.base import REGISTRY, make_agent, spec_name
+from agents.nets.checkpoint import CheckpointError, latest_checkpoint
 
 
 class TournamentError(ConfigError):
@@ -48,7 +51,7 @@ class TournamentConfig:
     workers: int = setting(2, whole(1))
     format: str = setting("round_robin", one_of("round_robin", "gauntlet"))
     gauntlet: str | None = None  # the agent that meets the pool in a gauntlet
-    anchor: str = "random"
+    anchor: str | None = "random"  # the agent rated 0 (null: ratings centred on their mean)
     n_boot: int = setting(1000, whole(1))
     chunk: int = setting(2048, whole(1))
     records: bool = True
@@ -82,6 +85,11 @@ class TournamentConfig:
                 raise TournamentError.at(key, e, value=spec, allowed=(
                     "a spec the agent can be built from" if known else tuple(sorted(REGISTRY))
                 )) from None
+        if self.anchor is not None and self.anchor not in self.agents:
+            raise TournamentError(key="anchor", value=self.anchor,
+                                  allowed=f"the agent rated 0: one of "
+                                          f"{', '.join(map(str, self.agents))}, or null "
+                                          f"(ratings centred on their mean)")
         if self.format == "gauntlet" and self.gauntlet not in self.agents:
             raise TournamentError(key="gauntlet", value=self.gauntlet,
                                   allowed=f"with format=gauntlet, the agent that meets the "
@@ -96,12 +104,54 @@ class TournamentConfig:
 
 
 def match_key(cfg: TournamentConfig, a: str, b: str) -> dict:
-    return {"a": a, "b": b, "mode": cfg.mode, "deals": cfg.deals, "seed": cfg.seed,
-            "a_spec": cfg.agents[a], "b_spec": cfg.agents[b], "rules": cfg.rules}
+    """What a match's result depends on. An agent read from a file (``path``: a checkpoint, a
+    run folder, a link such as ``runs/train/latest``) is keyed by the file it resolves to
+    now, so a rerun never reuses a match another checkpoint played."""
+    key = {"a": a, "b": b, "mode": cfg.mode, "deals": cfg.deals, "seed": cfg.seed,
+           "a_spec": cfg.agents[a], "b_spec": cfg.agents[b], "rules": cfg.rules}
+    for side, name in (("a", a), ("b", b)):
+        files = _files_of(cfg, name)
+        if files:
+            key[f"{side}_files"] = files
+    return key
+
+
+def _files_of(cfg: TournamentConfig, name: str) -> list[str]:
+    """The files agent ``name`` (or its partners) is read from, resolved: [] for none."""
+    spec = cfg.agents[name]
+    if isinstance(spec, dict) and "partners" in spec:
+        return [f for p in spec["partners"] for f in _files_of(cfg, p)]
+    path = spec.get("path") if isinstance(spec, dict) else None
+    if not isinstance(path, str) or not path:
+        return []
+    try:
+        return [os.path.realpath(latest_checkpoint(path))]
+    except CheckpointError:  # not a checkpoint (a bid net file, say): the file itself
+        return [os.path.realpath(path)]
 
 
 def _key_id(key: dict) -> str:
     return json.dumps(key, sort_keys=True)
+
+
+def _result_fault(row: Any) -> str | None:
+    """What is wrong with a results.jsonl row (None: a match result)."""
+    if not isinstance(row, dict) or "key" not in row or "stats" not in row:
+        return "not a match result (it needs 'key' and 'stats')"
+    key, stats = row["key"], row["stats"]
+    if not isinstance(key, dict) or not all(isinstance(key.get(k), str) for k in ("a", "b")):
+        return "field 'key': a mapping naming the agents 'a' and 'b'"
+    if not isinstance(stats, dict):
+        return "field 'stats': a mapping of per-pair figures"
+    n = key.get("deals")
+    for f in PairStats.FIELDS:
+        v = stats.get(f)
+        if not (isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool)
+                                            for x in v)):
+            return f"field 'stats.{f}': a list of whole numbers"
+        if isinstance(n, int) and len(v) != n:
+            return f"field 'stats.{f}': {len(v)} values for {n} deal pairs"
+    return None
 
 
 def read_results(path: Path) -> list[dict]:
@@ -113,9 +163,7 @@ def read_results(path: Path) -> list[dict]:
     out = []
     for i, row, error in json_lines(lines):
         line = lines[i - 1]
-        e = error.message if error is not None else None
-        if e is None and (not isinstance(row, dict) or "key" not in row or "stats" not in row):
-            e = "not a match result"
+        e = error.message if error is not None else _result_fault(row)
         if e is not None:
             if i == len(lines):
                 kept = path.with_name(path.name + ".torn")
@@ -176,10 +224,28 @@ def run_tournament(cfg: TournamentConfig, run_dir: str | Path) -> dict:
     results_path = run_dir / "results.jsonl"
     done = {_key_id(r["key"]): r for r in read_results(results_path)}
     todo = [(a, b) for a, b in cfg.matches() if _key_id(match_key(cfg, a, b)) not in done]
+    skipped = len(cfg.matches()) - len(todo)
+    if skipped:
+        print(f"tournament: {skipped} of {len(cfg.matches())} matches already played in "
+              f"{results_path} (kept); {len(todo)} to play", file=sys.stderr)
     if todo:
         _play_all(cfg, todo, run_dir, results_path, done)
     rows = [done[_key_id(match_key(cfg, a, b))] for a, b in cfg.matches()]
     return write_outputs(cfg, rows, run_dir)
+
+
+def _worker_init(parent: int) -> None:
+    """A worker process: one torch/numba thread (workers share the cores; set before either
+    is loaded), and gone within a second of its parent, even a SIGKILLed one."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)  # the parent is gone: nobody will read our results
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def _play_all(cfg, todo, run_dir, results_path, done) -> None:
@@ -200,7 +266,8 @@ def _play_all(cfg, todo, run_dir, results_path, done) -> None:
             # spawn, not fork: a forked child of a process whose torch thread pool has started
             # (a neural agent checked or built here) can hang in its first matrix product
             ctx = mp.get_context("spawn")
-            with ctx.Pool(min(cfg.workers, len(jobs))) as pool:
+            with ctx.Pool(min(cfg.workers, len(jobs)), initializer=_worker_init,
+                          initargs=(os.getpid(),)) as pool:
                 for row in pool.imap_unordered(_play, jobs):
                     keep(row)
         else:
@@ -229,7 +296,7 @@ def write_outputs(cfg: TournamentConfig, rows: list[dict], run_dir: Path) -> dic
     skill = openskill_ratings(team_games) if mixed else {}
     _write_csv(run_dir / "ratings.csv", ratings, skill)
     _write_report(run_dir / "report.md", cfg, ratings, summaries, skill)
-    _plot(run_dir / "ratings.png", ratings, cfg.anchor)
+    _plot(run_dir / "ratings.png", ratings, cfg)
     return {"ratings": ratings, "summaries": summaries, "openskill": skill}
 
 
@@ -266,7 +333,8 @@ def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
              f"(every deal played twice, seats swapped), seed {cfg.seed}, rules "
              f"{cfg.rules or 'standard defaults'}.", "",
              "## Ratings", "",
-             f"Bradley-Terry maximum likelihood on the Elo scale, `{cfg.anchor}` at 0; 95% "
+             f"Bradley-Terry maximum likelihood on the Elo scale, "
+             f"{f'`{cfg.anchor}` at 0' if cfg.anchor is not None else 'centred on the mean'}; 95% "
              f"bootstrap intervals over deal pairs ({cfg.n_boot} resamples). A deal pair "
              f"counts as a win for the side that took more marks over its two hands"
              + (" (games mode: games won)" if cfg.mode == "games" else "") + ".", "",
@@ -304,10 +372,16 @@ def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
         lines.append(row)
     lines += ["", "Made rates are makes per hand the side won the bid; bids are the share of "
               "hands it won the bid.", ""]
+    if skill:
+        lines += ["OpenSkill and Bradley-Terry can order agents differently: Bradley-Terry fits "
+                  "every deal pair at once, each agent on its own, while OpenSkill rates "
+                  "partnerships, updates game by game in the order played, ignores the margin "
+                  "of a win and splits a team's result between its two partners, so an agent "
+                  "carried by a strong partner can rank higher there.", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-def _plot(path: Path, ratings: dict, anchor: str) -> None:
+def _plot(path: Path, ratings: dict, cfg: TournamentConfig) -> None:
     import matplotlib  # matplotlib: only to draw the plot
 
     matplotlib.use("Agg")
@@ -321,8 +395,10 @@ def _plot(path: Path, ratings: dict, anchor: str) -> None:
     ax.errorbar(r, np.arange(len(names)), xerr=[r - lo, hi - r], fmt="o", capsize=4)
     ax.set_yticks(np.arange(len(names)), names)
     ax.axvline(0, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel(f"Elo ({anchor} = 0), 95% bootstrap CI")
-    ax.set_title("Ratings")
+    zero = f"{cfg.anchor} = 0" if cfg.anchor is not None else "mean = 0"
+    ax.set_xlabel(f"Elo ({zero}), 95% bootstrap CI over deal pairs")
+    ax.set_title(f"Ratings: {cfg.format.replace('_', ' ')}, mode {cfg.mode}, "
+                 f"{cfg.deals} deal pairs a match")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
