@@ -59,17 +59,21 @@ def hydra_error(exc: BaseException) -> ConfigError | None:
     return None
 
 
-def _opened(arg: str, open_keys: Iterable[str]) -> str:
-    """``KEY=VALUE`` of an open mapping (``rules``: its keys are checked here, not by Hydra's
-    struct mode) as ``++KEY=VALUE``: the same update, allowed to add keys."""
+def _opened(arg: str, open_keys: Iterable[str]) -> list[str]:
+    """The overrides ``KEY=VALUE`` of an open mapping (``rules``, the tournament's ``agents``:
+    their keys are checked by the app, not by Hydra's struct mode) stands for: a whole mapping
+    (``agents={a: ..., b: ...}``) replaces the config's (``~KEY`` then ``+KEY=VALUE``), one
+    entry (``rules.nello=false``) is set or added (``++KEY=VALUE``)."""
     if arg.startswith(("-", "+", "~")) or "=" not in arg:
-        return arg
+        return [arg]
     key, value = arg.split("=", 1)
     if value.strip() in ("", "{}"):
-        return arg
+        return [arg]
+    if key in open_keys and value.lstrip().startswith("{"):
+        return [f"~{key}", f"+{arg}"]
     if any(key == k or key.startswith(k + ".") for k in open_keys):
-        return "++" + arg
-    return arg
+        return ["++" + arg]
+    return [arg]
 
 
 def run_app(main: Callable[[], Any], prog: str, open_keys: Iterable[str] = ()) -> Any:
@@ -79,7 +83,7 @@ def run_app(main: Callable[[], Any], prog: str, open_keys: Iterable[str] = ()) -
     ``rules.target=0`` then reach the rules checker). ``HYDRA_FULL_ERROR=1`` still shows
     Hydra's full trace."""
     open_keys = tuple(open_keys)
-    sys.argv[1:] = [_opened(a, open_keys) for a in sys.argv[1:]]
+    sys.argv[1:] = [x for a in sys.argv[1:] for x in _opened(a, open_keys)]
     full = os.environ.get("HYDRA_FULL_ERROR")
     os.environ["HYDRA_FULL_ERROR"] = "1"  # Hydra raises what it refuses instead of printing it
     try:

@@ -138,11 +138,11 @@ def test_valid_values_are_taken_as_before():
 
 
 def test_open_mappings_are_updated_with_keys_of_their_own():
-    assert _opened("rules={target: 0}", ["rules"]) == "++rules={target: 0}"
-    assert _opened("rules.nello=false", ["rules"]) == "++rules.nello=false"
+    assert _opened("rules={target: 0}", ["rules"]) == ["~rules", "+rules={target: 0}"]
+    assert _opened("rules.nello=false", ["rules"]) == ["++rules.nello=false"]
     for same in ("rules={}", "+rules.nello=false", "rulesx=1", "hydra.run.dir=x", "long",
                  "--config-name=long"):
-        assert _opened(same, ["rules"]) == same
+        assert _opened(same, ["rules"]) == [same]
 
 
 # ---------------------------------------------------------------------- the scripts

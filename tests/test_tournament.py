@@ -249,3 +249,16 @@ def test_a_killed_tournament_leaves_no_workers_running(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_whole_agents_mapping_replaces_the_configs_and_one_entry_adds_to_it(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tournament.py"),
+         "agents={a: {name: random}, b: {name: passive}}", "agents.c={name: passive, seed: 1}",
+         "anchor=a", "deals=3", "workers=1", "progress=false", "records=false",
+         "rules={nello: false}", "rules.target=3", f"hydra.run.dir={tmp_path}"],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    names = {r.split(",")[0] for r in (tmp_path / "ratings.csv").read_text().splitlines()[1:]}
+    assert names == {"a", "b", "c"}
+    assert "rules {'nello': False, 'target': 3}" in (tmp_path / "report.md").read_text()
