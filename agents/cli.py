@@ -1,17 +1,26 @@
 """The ``texas42`` command: ``replay``, ``bench``, ``solve``, ``match``, ``demo``, ``play``
-and ``show``."""
+and ``show``.
+
+Exit codes a script can trust: 0 done; 1 ``solve`` ran but a line was an error; 2 bad input,
+before any work (one line on stderr naming the option, the value and what is allowed, as
+argparse does), a record ``replay`` or ``show`` cannot read, or a file that cannot be read or
+written.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from typing import Sequence
 
 from tqdm import tqdm
 
-from texas42_env.records import RecordError, json_lines, parse_record, replay, write_records
-from texas42_env.rules import ConfigError, RulesConfig
+from texas42_env.records import (RecordError, json_lines, parse_record, replay, short_message,
+                                  shown, write_records)
+from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
 from agents import bench
 from agents.arena.duplicate import play_duplicate, summarize
@@ -20,6 +29,88 @@ from agents.bidding.bidnet import NumpyBidNet
 from agents.ui.demo import demo
 from agents.ui.play import TerminalGame, seat_bots
 from agents.ui.show import show_text
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, its refusals one line (no usage block): ``texas42 VERB: argument --X: ...``."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _whole(low: int):
+    """An argparse type: a whole number of at least ``low``."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number of at least {low}, got {shown(text)}")
+        return value
+    return whole
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got "
+                                         f"{shown(text)}")
+    return value
+
+
+def _batches(text: str) -> list[int]:
+    """An argparse type: batch sizes, whole numbers of at least 1 separated by commas."""
+    try:
+        sizes = [int(b) for b in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"must be batch sizes of at least 1 separated by "
+                                         f"commas (e.g. 1,4096), got {shown(text)}")
+    return sizes
+
+
+def _rules(text: str) -> dict:
+    """An argparse type: a JSON object of rules.md options (checked by the command)."""
+    example = "'{\"target\": 3}'"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(
+            f"must be a JSON object of rules.md options (e.g. {example}), got {shown(text)}: "
+            f"not JSON ({e.msg} at column {e.colno})") from None
+    except (ValueError, RecursionError):  # huge numbers, deep nesting
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(
+            f"must be a JSON object of rules.md options (e.g. {example}), got {shown(text)}")
+    return value
+
+
+def _unwritable(path: str) -> str | None:
+    """Why ``path`` cannot be written (appended to, or created), or None; touches nothing."""
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        return f"cannot write {path!r}: it is a folder"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else f"cannot write {path!r}: not writable"
+    if not os.path.isdir(folder):
+        return f"cannot write {path!r}: its folder {folder!r} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot write {path!r}: its folder {folder!r} is not writable"
+    return None
+
+
+def _refuse(verb: str, option: str, message: str) -> int:
+    """One line for a bad option value found by the command itself (as argparse words it)."""
+    print(f"texas42 {verb}: argument {option}: {message}", file=sys.stderr)
+    return 2
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -60,9 +151,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     kinds = args.kinds.split(",")
     unknown = set(kinds) - set(BENCH_KINDS)
     if unknown:
-        print(f"texas42 bench: unknown kinds {sorted(unknown)}; allowed: "
-              f"{', '.join(BENCH_KINDS)}", file=sys.stderr)
-        return 2
+        return _refuse("bench", "--kinds", f"unknown kinds {shown(sorted(unknown))}; allowed: "
+                       f"{', '.join(BENCH_KINDS)}")
     if "bidding" in kinds and args.bidnet:  # refuse a bad checkpoint before any timing
 
         try:
@@ -76,8 +166,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             plan.append((kind, None))
             continue
         default = bench.BATCHES if kind == "core" else bench.ENV_BATCHES
-        batches = [int(b) for b in args.batches.split(",")] if args.batches else default
-        plan += [(kind, b) for b in batches]
+        plan += [(kind, b) for b in (args.batches or default)]
     rows = []
     if not args.json:
         print(f"texas42 bench: ruleset {args.ruleset}, one process, {bench.cores()} cores on "
@@ -125,19 +214,29 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"texas42 solve: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return 2
+    errors = 0
     try:
         with stream:
             for result in solve_records(stream):
+                if "error" in result:
+                    errors += 1
+                    result = {"error": short_message(result["error"])}
                 print(json.dumps(result), flush=True)
     except BrokenPipeError:
         sys.stderr.close()
-    return 0
+        return 0
+    return 1 if errors else 0
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
 
+    if args.records and (why := _unwritable(args.records)):
+        return _refuse("match", "--records", why)
     try:
-        rules = RulesConfig.from_options("standard", json.loads(args.rules))
+        rules = RulesConfig.from_options("standard", args.rules)
+    except ConfigError as e:
+        return _refuse("match", "--rules", short_message(str(e)))
+    try:
         sides = [make_agent(parse_spec(a)) for a in (args.a, args.b)]
     except (ValueError, ConfigError) as e:  # a checkpoint that does not load is a ValueError
         print(f"texas42 match: {e}", file=sys.stderr)
@@ -152,8 +251,6 @@ def _cmd_match(args: argparse.Namespace) -> int:
             print(f"texas42 match: {e}", file=sys.stderr)
             return 2
     s = summarize(stats, mode=args.mode, seed=args.seed)
-    if args.records:
-        write_records(args.records, records)
     m, lo, hi = s["marks_per_hand"]
     print(f"{sides[0].name} vs {sides[1].name}: {args.deals} deal pairs ({args.mode}), "
           f"seed {args.seed}")
@@ -167,21 +264,33 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"  marks per game, A - B: {g:+.3f} [{glo:+.3f}, {ghi:+.3f}]")
     if args.json:
         print(json.dumps(s))
+    if args.records:  # after the summary: a failure to write loses no figures
+        try:
+            write_records(args.records, records)
+        except OSError as e:
+            print(f"texas42 match: cannot write the records to {args.records}: "
+                  f"{e.strerror or e} (the summary above stands)", file=sys.stderr)
+            return 2
     return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
 
+    if args.out and (why := _unwritable(args.out)):
+        return _refuse("demo", "--out", why)
     demo(hands=args.hands, seed=args.seed, out=args.out)
     return 0
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
 
+    if args.out and (why := _unwritable(args.out)):
+        return _refuse("play", "--out", why)
     try:
-        if args.hands is not None and args.hands < 1:
-            raise ValueError(f"--hands must be at least 1, got {args.hands}")
-        rules = RulesConfig.from_options(args.ruleset, json.loads(args.rules))
+        rules = RulesConfig.from_options(args.ruleset, args.rules)
+    except ConfigError as e:
+        return _refuse("play", "--rules", short_message(str(e)))
+    try:
         per_seat = {}
         for item in args.bot:
             seat, eq, spec = item.partition("=")
@@ -193,7 +302,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         opponents = parse_spec(args.opponents) if args.opponents else None
         specs = seat_bots(rules, args.seat, partner, opponents, given)
         table = TerminalGame(rules, specs, seat=args.seat, seed=args.seed, reveal=args.reveal)
-    except (ValueError, ConfigError) as e:  # bad options, JSON, checkpoints that do not load
+    except (ValueError, ConfigError) as e:  # bad seats, agents, checkpoints that do not load
         print(f"texas42 play: {e}", file=sys.stderr)
         return 2
     try:
@@ -231,30 +340,44 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="texas42", description="Texas 42 research toolkit")
+    parser = _Parser(prog="texas42", description="Texas 42 research toolkit",
+                     epilog="exit codes: 0 done; 1 solve: a line was an error; 2 bad input "
+                     "(one line on stderr), a record that cannot be read, or a file that "
+                     "cannot be read or written")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("replay", help="replay game records (JSON Lines) and judge them")
+    p = sub.add_parser("replay", help="replay game records (JSON Lines) and judge them",
+                       description="Replay game records and print one JSON result each. "
+                       "Exit 0 when every line was a record (an illegal action is a result, "
+                       "not a failure), 2 at the first line that is not a record (naming its "
+                       "line and field) or when the file cannot be read.")
     p.add_argument("file", help="a file of records, or - for standard input")
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("bench", help="measure the core's speed")
-    p.add_argument("--ruleset", default="standard")
+    p.add_argument("--ruleset", choices=RULESETS, default="standard",
+                   help=f"the rules of kinds core and env: {', '.join(RULESETS)} "
+                   "(default standard)")
     p.add_argument("--kinds", default="core,env,worlds",
-                   help="what to measure, comma-separated: core, env, worlds, and the "
-                   "agents' solver, pimc, train")
-    p.add_argument("--batches", default="", help="comma-separated batch sizes "
-                   "(default: core 1,64,1024,4096,8192; env 1,4096)")
-    p.add_argument("--seconds", type=float, default=1.0, help="time per batch size")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--solver-n", type=int, default=200, help="deals for kind solver")
-    p.add_argument("--pimc-n", type=int, default=32, help="positions for kind pimc")
+                   help=f"what to measure, comma-separated, from: {', '.join(BENCH_KINDS)} "
+                   "(default core,env,worlds)")
+    p.add_argument("--batches", type=_batches, default=None, help="comma-separated batch "
+                   "sizes, each at least 1 (default: core 1,64,1024,4096,8192; env 1,4096)")
+    p.add_argument("--seconds", type=_seconds, default=1.0,
+                   help="time per batch size, above 0 (default 1)")
+    p.add_argument("--seed", type=_whole(0), default=0, help="0 or more (default 0)")
+    p.add_argument("--solver-n", type=_whole(1), default=200, help="deals for kind solver")
+    p.add_argument("--pimc-n", type=_whole(1), default=32, help="positions for kind pimc")
     p.add_argument("--bidnet", default=None,
                    help="bid-net checkpoint for kind bidding (default: an untrained net)")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=_cmd_bench)
 
-    p = sub.add_parser("solve", help="exact values of every move of records stopped in play")
+    p = sub.add_parser("solve", help="exact values of every move of records stopped in play",
+                       description="Exact values of every move of records stopped in the "
+                       "play phase, one JSON line per record ({\"error\": ...} for a line "
+                       "that cannot be solved). Exit 0 when every line was solved, 1 when any "
+                       "line was an error, 2 when the file cannot be read.")
     p.add_argument("file", help="a file of records, or - for standard input")
     p.set_defaults(func=_cmd_solve)
 
@@ -262,34 +385,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("a", help="side A: an agent name, or NAME:KEY=VALUE,... "
                    "(e.g. neural:path=runs/train/X, pimc:n_worlds=16)")
     p.add_argument("b", help="side B, the same way")
-    p.add_argument("--deals", type=int, default=1000, help="deal pairs (each played twice)")
+    p.add_argument("--deals", type=_whole(1), default=1000,
+                   help="deal pairs (each played twice), at least 1")
     p.add_argument("--mode", choices=("hands", "games"), default="hands")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--chunk", type=int, default=1024, help="deal pairs stepped at once")
-    p.add_argument("--rules", default="{}", help="rules.md options as JSON")
-    p.add_argument("--records", default=None, help="write every hand's record to this file")
+    p.add_argument("--seed", type=_whole(0), default=0, help="0 or more (default 0)")
+    p.add_argument("--chunk", type=_whole(1), default=1024,
+                   help="deal pairs stepped at once, at least 1")
+    p.add_argument("--rules", type=_rules, default="{}",
+                   help="rules.md options as a JSON object")
+    p.add_argument("--records", default=None, help="append every hand's record to this file "
+                   "(its folder must exist; written after the summary is printed)")
     p.add_argument("--json", action="store_true", help="also print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_match)
 
     p = sub.add_parser("demo", help="play a few random hands and show them")
-    p.add_argument("--hands", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hands", type=_whole(1), default=3, help="at least 1 (default 3)")
+    p.add_argument("--seed", type=_whole(0), default=0, help="0 or more (default 0)")
     p.add_argument("--out", default=None, help="also write the game records to this file")
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("play", help="play a game in the terminal against bots")
-    p.add_argument("--ruleset", choices=("standard", "six-player"), default="standard")
-    p.add_argument("--rules", default="{}", help="rules.md options as JSON, e.g. "
-                   '\'{"target": 3, "nello": false}\'')
-    p.add_argument("--seed", type=int, default=0, help="the deals and the bots' own draws")
+    p.add_argument("--ruleset", choices=RULESETS, default="standard")
+    p.add_argument("--rules", type=_rules, default="{}", help="rules.md options as a JSON "
+                   'object, e.g. \'{"target": 3, "nello": false}\'')
+    p.add_argument("--seed", type=_whole(0), default=0,
+                   help="the deals and the bots' own draws, 0 or more")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--partner", default=None, help="your partner(s): NAME or "
                    "NAME:KEY=VALUE,... (default heuristic; six-player random)")
     p.add_argument("--opponents", default=None, help="the other team, the same way")
     p.add_argument("--bot", action="append", default=[], metavar="SEAT=AGENT",
                    help="the agent at one seat (repeatable; over --partner/--opponents)")
-    p.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    p.add_argument("--hands", type=_whole(1), default=None,
+                   help="stop after this many hands (at least 1)")
     p.add_argument("--reveal", action="store_true", help="show every hand after each hand")
     p.add_argument("--out", default=None,
                    help="append the records (JSON Lines) to this file as each hand ends")

@@ -1,6 +1,6 @@
 """Game records (one hand as one JSON object) and their replay through the core.
 
-The format is ``../shared/spec/game-record.md``: ``parse_record`` checks a record's fields and
+The format is ``docs/records.md``: ``parse_record`` checks a record's fields and
 raises ``RecordError`` naming the field; ``replay`` steps a parsed record through the core and
 returns exactly what ``texas42 replay`` prints for it; ``record_from_state`` writes the record of
 a table's hand from batched play. ``json_lines`` is the one JSON Lines reader (every verb that
@@ -10,6 +10,7 @@ reads records goes through it) and ``read_records`` the records of a file's text
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterable, Iterator
@@ -25,10 +26,62 @@ FORMAT = "texas42-record/1"
 KIND_WORDS = {BID: "bid", DECLARE: "contract", PLAY: "play"}
 
 
+SHOWN = 60  # the most characters of a value an error message quotes
+MESSAGE = 500  # the longest error message kept whole
+
+
+def _cut_literal(text: str, length: int) -> str:
+    """A quoted literal (a repr) cut to ``SHOWN`` characters, with an ellipsis and the
+    original ``length``."""
+    head = text[:SHOWN + 1]
+    if (len(head) - len(head.rstrip("\\"))) % 2:  # no escape cut in half
+        head = head[:-1]
+    return f"{head}…{text[0]} ({length} characters)"
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` as an error message quotes it: a value longer than ``SHOWN``
+    characters is cut, so a bad 50 MB field gives a short line."""
+    text = repr(value)
+    if len(text) <= SHOWN + 3:
+        return text
+    if isinstance(value, str):
+        return _cut_literal(text, len(value))
+    return f"{text[:SHOWN]}… ({len(text)} characters)"
+
+
+def _values_shown(message: str, values: Iterable[Any]) -> str:
+    """``message`` (of another module) with each long value it quotes whole, of ``values``,
+    cut as ``shown`` cuts it (a long list or number, which no quotes mark out)."""
+    for value in values:
+        text = repr(value)
+        if len(text) > SHOWN + 3 and text in message:
+            message = message.replace(text, shown(value))
+    return message
+
+
+_QUOTED = re.compile(r"(?<!\w)'(?:[^'\\\n]|\\.)*'(?!\w)"  # a repr'd string, not an apostrophe
+                     r'|(?<!\w)"(?:[^"\\\n]|\\.)*"(?!\w)')
+
+
+def short_message(message: str) -> str:
+    """An error message with every long quoted value cut (as ``shown`` cuts it), and the
+    middle of a message still over ``MESSAGE`` characters cut: messages of other modules
+    (tiles, rules options, the replay) quote values whole."""
+    message = _QUOTED.sub(lambda m: m[0] if len(m[0]) <= SHOWN + 3
+                          else _cut_literal(m[0], len(m[0]) - 2), message)
+    if len(message) > MESSAGE:
+        message = (f"{message[:300]} … [{len(message) - 400} characters cut] … "
+                   f"{message[-100:]}")
+    return message
+
+
 class RecordError(ValueError):
-    """A record that is not a record: names the field (and the line, when read from a file)."""
+    """A record that is not a record: names the field (and the line, when read from a file).
+    The message's values are cut short (``short_message``): every verb prints short lines."""
 
     def __init__(self, field: str, message: str, line: int | None = None):
+        message = short_message(message)
         self.field, self.message, self.line = field, message, line
         where = f"line {line}: " if line is not None else ""
         super().__init__(f"{where}field {field!r}: {message}")
@@ -111,11 +164,12 @@ def parse_record(obj: Any) -> Record:
         raise RecordError("record", f"not a JSON object ({type(obj).__name__})")
     fmt = obj.get("format") or FORMAT
     if fmt != FORMAT:
-        raise RecordError("format", f"unknown format {fmt!r}; expected {FORMAT!r}")
+        raise RecordError("format", f"unknown format {shown(fmt)}; expected {FORMAT!r}")
     ruleset = obj.get("ruleset")
     ruleset = "standard" if ruleset is None else ruleset
     if ruleset not in RULESETS:
-        raise RecordError("ruleset", f"unknown ruleset {ruleset!r}; allowed: {', '.join(RULESETS)}")
+        raise RecordError("ruleset", f"unknown ruleset {shown(ruleset)}; "
+                                     f"allowed: {', '.join(RULESETS)}")
     options = obj.get("options", {})
     if options is None:
         options = {}
@@ -124,11 +178,11 @@ def parse_record(obj: Any) -> Record:
     try:
         rules = RulesConfig.from_options(ruleset, options)
     except ConfigError as e:
-        raise RecordError("options", str(e)) from None
+        raise RecordError("options", _values_shown(str(e), options.values())) from None
     S, H = rules.n_seats, rules.hand_size
     dealer = obj.get("dealer")
     if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < S:
-        raise RecordError("dealer", f"must be a seat 0..{S - 1}, got {dealer!r}")
+        raise RecordError("dealer", f"must be a seat 0..{S - 1}, got {shown(dealer)}")
     hands = obj.get("hands")
     if not isinstance(hands, list) or len(hands) != S:
         raise RecordError("hands", f"must be a list of {S} hands")
@@ -139,7 +193,7 @@ def parse_record(obj: Any) -> Record:
         try:
             ids.append([T.parse_tile(x) for x in hand])
         except ValueError as e:
-            raise RecordError("hands", f"seat {seat}: {e}") from None
+            raise RecordError("hands", f"seat {seat}: {_values_shown(str(e), hand)}") from None
     counts = np.bincount([t for h in ids for t in h], minlength=T.N_TILES)
     cat: list[int] = []
     if rules.copies == 1:
@@ -158,7 +212,7 @@ def parse_record(obj: Any) -> Record:
             try:
                 cat = [T.parse_tile(x) for x in given]
             except ValueError as e:
-                raise RecordError("cat", str(e)) from None
+                raise RecordError("cat", _values_shown(str(e), given)) from None
             if sorted(cat) != left:
                 raise RecordError("cat", "must be the two tiles the hands leave out: "
                                          + ", ".join(T.TILE_NAMES[t] for t in left))
@@ -262,8 +316,8 @@ def replay_steps(record: Record) -> tuple[Game, State, ReplayError | None]:
                 phase, seat, reason = "over", None, "hand is over"
             elif a is None or misplaced:
                 phase, seat = PHASE_NAMES[int(st.phase[0])], int(st.to_move[0])
-                reason = f"not an action in the notation of rules.md: {text!r}" if a is None \
-                    else f"{text!r} is not a {KIND_WORDS[field_kind[where]]}, in {where!r}"
+                reason = f"not an action in the notation of rules.md: {shown(text)}" if a is None \
+                    else f"{shown(text)} is not a {KIND_WORDS[field_kind[where]]}, in {where!r}"
             else:
                 phase, seat, reason = game.explain(st, 0, a)
             return game, st, ReplayError(i, phase, seat, _action_text(text), reason, kind,
@@ -283,7 +337,7 @@ def position_from_record(record: dict | Record, rules: RulesConfig) -> State:
                           f"({rules.ruleset}, {rules.options()})")
     _, st, e = replay_steps(parsed)
     if e is not None:
-        raise RecordError("record", f"action {e.index} ({e.action!r}) is illegal: "
+        raise RecordError("record", f"action {e.index} ({shown(e.action)}) is illegal: "
                                     f"{e.reason}")
     if st.phase[0] >= HAND_OVER:
         raise RecordError("record", "the hand is over: there is nothing left to play")
