@@ -114,7 +114,6 @@ def _refuse(verb: str, option: str, message: str) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-
     name = "<stdin>" if args.file == "-" else args.file
     try:
         stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
@@ -147,7 +146,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-
     kinds = args.kinds.split(",")
     unknown = set(kinds) - set(BENCH_KINDS)
     if unknown:
@@ -229,7 +227,6 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
-
     if args.records and (why := _unwritable(args.records)):
         return _refuse("match", "--records", why)
     try:
@@ -275,7 +272,6 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-
     if args.out and (why := _unwritable(args.out)):
         return _refuse("demo", "--out", why)
     demo(hands=args.hands, seed=args.seed, out=args.out)
@@ -283,7 +279,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-
     if args.out and (why := _unwritable(args.out)):
         return _refuse("play", "--out", why)
     try:
@@ -316,7 +311,6 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-
     name = "<stdin>" if args.file == "-" else args.file
     try:
         if args.file == "-":

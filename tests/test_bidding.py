@@ -1,5 +1,5 @@
-"""Bidding from hand values (agents/bidding.py), the hand-value dataset
-(agents/hand_values.py), the learned bidder (agents/bidnet.py), their scripts and the arena's
+"""Bidding from hand values (agents/bidding/), the hand-value dataset
+(agents/bidding/dataset.py), the learned bidder (agents/bidding/bidnet.py), their scripts and the arena's
 games-mode summary."""
 
 from __future__ import annotations

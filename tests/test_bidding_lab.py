@@ -1,7 +1,7 @@
 """The bidding lab: auction inference (``auction_worlds``, ``SimBidder(infer=...)``), the
 auction context of the learned bidder and its self-play fine-tuning, the value bidder's
 special bids and exploration, the score-aware bid rule, and the evaluation tools
-(agents/bid_eval.py, experiments/bidding/run.py, scripts/train_bidnet.py finetune mode)."""
+(agents/arena/bidders.py, experiments/bidding/run.py, scripts/train_bidnet.py finetune mode)."""
 
 from __future__ import annotations
 

@@ -533,3 +533,19 @@ def test_vector_env_rejects_bad_arguments_and_step_before_reset():
         Texas42VectorEnv(2, reward="tricks")
     with pytest.raises(RuntimeError, match="reset"):
         Texas42VectorEnv(2).step(np.zeros(2, np.int64))
+
+
+def test_step_returns_python_bools_and_floats_in_both_episode_modes():
+    import gymnasium as gym
+
+    for episode in ("hand", "game"):
+        env = gym.make("Texas42-v0", episode=episode).unwrapped
+        obs, info = env.reset(seed=5)
+        rng = np.random.default_rng(5)
+        for _ in range(400):
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            assert type(terminated) is bool and type(truncated) is bool
+            assert type(reward) is float
+            if terminated:
+                break

@@ -1,4 +1,4 @@
-"""The bidding and play nets (agents/nets.py): masks, greedy and sampled actions, the split."""
+"""The bidding and play nets (agents/nets/policy.py): masks, greedy and sampled actions, the split."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Trained policies as agents (agents/neural.py) and the behaviour-cloning warm start
-(agents/imitation.py)."""
+"""Trained policies as agents (agents/baselines/neural.py) and the behaviour-cloning warm start
+(agents/training/imitation.py)."""
 
 from __future__ import annotations
 

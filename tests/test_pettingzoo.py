@@ -288,3 +288,11 @@ def test_render_during_the_bidding_does_not_call_the_hand_thrown_in():
     env = pettingzoo_env.env(render_mode="ansi")
     env.reset(seed=0)
     assert "thrown in" not in env.render()
+
+
+def test_the_raw_env_keeps_pettingzoos_state_method():
+    from pettingzoo import AECEnv
+
+    from texas42_env.pettingzoo_env import raw_env
+
+    assert raw_env.state is AECEnv.state  # the core state is ``table``, not ``state``

@@ -1,4 +1,4 @@
-"""Self-play PPO (agents/ppo.py): the opponent schedule, rollouts, GAE and learning."""
+"""Self-play PPO (agents/training/ppo.py): the opponent schedule, rollouts, GAE and learning."""
 
 from __future__ import annotations
 

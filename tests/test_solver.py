@@ -1,4 +1,4 @@
-"""The exact solver (agents/solver.py): against a plain brute-force minimax through the core,
+"""The exact solver (agents/search/solver.py): against a plain brute-force minimax through the core,
 on a hand-worked endgame, and its record interface."""
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_U1 = np.uint64(1)
 _FACT = [math.factorial(i) for i in range(64)]
 _FACT_F = np.array([float(f) for f in _FACT])
 

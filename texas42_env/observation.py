@@ -381,7 +381,6 @@ def make_encoder(game: Game, name: str = "imperfect") -> ObservationEncoder:
 
 def observation_docs() -> str:
     """The Markdown of docs/observations.md: every encoder's field table."""
-
     parts = ["# Observations", "",
              'What a seat sees, as `{"observation": float32 vector, "action_mask": int8 vector}`.',
              "Seats are relative to the observer: 0 is me, 1 my left, then clockwise (in the "

@@ -148,9 +148,7 @@ class raw_env(SingleTable, AECEnv, EzPickle):
         """The hand's phase: bid, declare, exchange, play or over."""
         return PHASE_NAMES[int(self.table.phase[0])]
 
-    @property
-    def state(self) -> State | None:
-        """The core state of the one table (``table``)."""
+    def _table(self) -> State | None:
         return self.table
 
     def render(self) -> str | None:

@@ -495,7 +495,6 @@ def records_from_batch(game: Game, st: State, idx=None, **extra: Any) -> list[di
 
 def write_records(path, records, append: bool = True) -> None:
     """Write records as JSON Lines (appending by default)."""
-
     with open(path, "a" if append else "w", encoding="utf-8") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")

@@ -113,10 +113,14 @@ class SingleTable:
         rewards = seat_rewards(team_rewards(st, np.array([0]), self.reward), S)[0]
         extra = {"hand_over": True, "made": int(st.made[0]), "points": st.points[0].tolist(),
                  "marks": st.hand_marks[0].tolist(), "score": st.score[0].tolist()}
-        terminated = self.episode == "hand" or st.phase[0] == GAME_OVER
+        terminated = bool(self.episode == "hand" or st.phase[0] == GAME_OVER)
         if not terminated:
             game.next_hand(st)
         return Outcome(seat, rewards, terminated, None, True, extra)
 
+    def _table(self) -> State | None:
+        """The core state of the one table (the envs name it differently)."""
+        return self.state
+
     def render_text(self) -> str:
-        return describe_hand(self.game, self.state, 0)
+        return describe_hand(self.game, self._table(), 0)

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from . import tiles as T
-from .actions import BID, DECLARE, PASS, PLAY, PLUNGE, SIX_TRUMPS, SPLASH
+from .actions import PASS, PLUNGE, SIX_TRUMPS, SPLASH
 from .core import EXCHANGING, Game, State
 from .counting import ClassDP
 from .records import Record, parse_record, replay_steps
@@ -467,7 +467,6 @@ class Worlds:
         return st
 
 
-_FIELD_KIND = {"bids": BID, "contract": DECLARE, "plays": PLAY}
 
 
 def replayed(record: dict | Record) -> tuple[Game, State]:

@@ -25,7 +25,6 @@ from agents.base import make_agent
 
 
 def _part(bidder: Any, baseline: Any, mode: str, seed: int, first: int, deals: int) -> dict:
-
     agent = make_agent(bidder)
     pairs = []
 

@@ -249,7 +249,6 @@ def _worker_init(parent: int) -> None:
 
 
 def _play_all(cfg, todo, run_dir, results_path, done) -> None:
-
     jobs = [(cfg, a, b, str(run_dir)) for a, b in todo]
     bar = tqdm(total=len(jobs) * cfg.deals, unit="pairs", desc="tournament",
                disable=not cfg.progress)
@@ -278,7 +277,6 @@ def _play_all(cfg, todo, run_dir, results_path, done) -> None:
 
 # ---------------------------------------------------------------------- outputs
 def write_outputs(cfg: TournamentConfig, rows: list[dict], run_dir: Path) -> dict:
-
     rng = np.random.default_rng(cfg.seed)
     games, groups, summaries, team_games = [], [], {}, []
     for m, row in enumerate(rows):

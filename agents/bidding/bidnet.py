@@ -140,7 +140,6 @@ class NumpyBidNet:
     """The bid net's forward pass in NumPy, from a checkpoint."""
 
     def __init__(self, path: str | Path, checkpoint: dict | None = None):
-
         ck = checkpoint if checkpoint is not None else load_checkpoint(path,
                                                                        require=("model",))
         if ck.get("kind") != KIND or "net" not in ck:

@@ -57,7 +57,6 @@ class HandValuer:
 
     def __init__(self, rules=None, evaluate: str = "playout", play: str | Agent = "heuristic",
                  worlds: int = 16, contracts=CONTRACTS, batch: int = 8192):
-
         if evaluate not in EVALUATIONS:
             raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
         if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or worlds < 1:

@@ -833,7 +833,6 @@ def solve_value(game: Game, state: State, b: int = 0) -> int:
 def solve_record(obj) -> dict:
     """``solve_position`` of a decoded game record's last position, or ``{"error": ...}``
     when it is not a legal record in the play phase of a suit, doubles or follow-me hand."""
-
     try:
         game, st = replayed(obj)  # a RecordError (a ValueError) names a malformed field
         if game.rules.ruleset != "standard":

@@ -2,7 +2,7 @@
 
 The person plays one seat (standard: one of four, six-player: one of six); every other seat
 is an agent of the registry (``agents.base.make_agent``), the partner too. The game is told
-as it happens (``agents.show.Narrator``): the person's tiles, every bid, the contract, each
+as it happens (``texas42_env.narrator.Narrator``): the person's tiles, every bid, the contract, each
 trick (who played what, who won it, its points), the result and the score between hands.
 At the person's turn the legal choices are listed, numbered; an answer is a number or an
 action in the notation of rules.md (``6-4``, ``30``, ``1m``, ``pass``, ``doubles``,

@@ -72,7 +72,7 @@ def main() -> None:
         am, bm = s["a_made_rate"][0], s["b_made_rate"][0]
         lines.append(f"| {name} | {s['pairs']} | {est:+.3f} [{lo:+.3f}, {hi:+.3f}] | "
                      f"{am:.2f} | {bm:.2f} | {s['seconds']} s |")
-    lines += ["", "`pimc` is the full PIMC agent (`agents/pimc.py` defaults: it bids and declares "
+    lines += ["", "`pimc` is the full PIMC agent (`agents/baselines/pimc.py` defaults: it bids and declares "
               "from sampled worlds played out by the heuristic, bidding the least level it "
               "makes in at least 60% of them, and plays by solving sampled worlds exactly); "
               "`pimc-play` is PIMC card play with the heuristic's bidding and declaring. The "

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from agents.bench import bench_bidding
-
 from agents.arena.bidders import calibration, compare, reliability_plot  # noqa: E402
+from agents.base import parse_spec  # noqa: E402
+from agents.bench import bench_bidding  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 KEYS = ("sim", "learned", "finetuned", "finetuned-heuristic")
@@ -63,8 +63,6 @@ def main(argv=None) -> int:
 
     def save():
         path.write_text(json.dumps(results, indent=1) + "\n")
-
-    from agents.base import parse_spec
 
     for key, spec, n in (("sim", args.sim, args.games_sim),
                          ("learned", learned, args.games_learned),
