@@ -1,7 +1,9 @@
 """The one stepping driver: ask each table's agent for the seat to move, then step the batch.
 
-``act_rows`` asks one agent at some tables of a state, building the observations and the
-``Context`` only when the agent needs them (``needs_observation``, ``needs_state``);
+``act_rows`` asks one agent at some tables of a state, building the observations only when
+the agent reads them (``needs_observation``) and giving every agent the ``Context`` (cheap:
+the state and the rows; agents that draw at random key their draws by it, search agents,
+``needs_state``, require it);
 ``choose`` asks several agents, each at the tables it controls; ``play_out`` plays tables to
 the end of their hands with one agent at every seat. Everything that plays (the arena, the
 training rollouts, the bidding lab, search, the terminal game) goes through these.
@@ -29,8 +31,7 @@ def act_rows(game: Game, st: State, agent: Agent, rows: np.ndarray, encoder,
     seats = st.to_move[rows] if seats is None else seats
     obs = observations if observations is not None else \
         encoder.encode(st, seats, idx=rows) if agent.needs_observation else None
-    ctx = Context(game, st, rows, seats) if agent.needs_state else None
-    return agent.act(obs, st.legal[rows], ctx)
+    return agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
 
 
 def choose(game: Game, st: State, agents: Sequence[Agent], who: np.ndarray, encoder,

@@ -12,22 +12,26 @@ The properties, each a test function:
 
 1. ``test_only_legal_actions_in_every_phase``: whole hands at two sets of tables (two deal
    seeds, the second with ``play_out``), every seat the agent under test, asked at every
-   decision as the arena asks (observations where ``needs_observation``, a ``Context`` where
-   ``needs_state``). Each answer is an integer NumPy array of one action per row, legal under
-   its row's mask, and the call leaves its inputs (observations, masks, the state) as they
-   were. Most tables follow a script in the auction (which bid, which contract) so that every
-   contract of the ruleset (nello and sevens on), plunge, splash and six-player mark bids are
-   reached and then played by the agent; the agent is still asked at every scripted decision
-   and its answer checked, only not applied. Every phase (bid, declare, play; the exchange in
-   six-player) and every contract must have been put to the agent.
+   decision as the arena asks (observations where ``needs_observation``, and a ``Context``,
+   which the driver gives every agent). Each answer is an integer NumPy array of one action
+   per row, legal under its row's mask, and the call leaves its inputs (observations, masks,
+   the state) as they were. Most tables follow a script in the auction (which bid, which
+   contract) so that every contract of the ruleset (nello and sevens on), plunge, splash and
+   six-player mark bids are reached and then played by the agent; the agent is still asked
+   at every scripted decision and its answer checked, only not applied. Every phase (bid,
+   declare, play; the exchange in six-player) and every contract must have been put to the
+   agent.
 2. ``test_same_seed_same_actions``: two agents built the same way give the same actions over
    the same hands.
 3. ``test_a_batch_equals_its_rows_one_at_a_time``: for the agents that are deterministic
    given their inputs, the actions for a batch of positions equal those for each position
    asked alone (rows in reverse order, by a second agent built the same way), over whole
-   hands. The agents whose answers draw on a generator consumed row by row are left out,
-   each with its reason, in ``BATCH_DEPENDENT`` (``test_the_exclusions_name_registered_agents``
-   keeps that list, ``BUILD`` and ``RULESETS_OF`` to registered names).
+   hands. Agents that draw at random key their draws by the decision (issue 15), so this
+   holds for them too; an agent whose answers draw on a generator consumed row by row would
+   be left out, with its reason, in ``BATCH_DEPENDENT`` (empty now;
+   ``test_the_exclusions_name_registered_agents`` keeps that list, ``BUILD`` and
+   ``RULESETS_OF`` to registered names), and
+   ``test_a_batch_dependent_agent_fails_the_batch_check`` shows the check catches one.
 4. ``test_hidden_tiles_do_not_change_the_actions``: a seat acts only on what it may know. Two
    deals differ only in tiles swapped between two hands (one tile each way, or the whole
    hands); the same public history is played in both (the swapped seats pass in the auction
@@ -48,7 +52,7 @@ import numpy as np
 import pytest
 
 from agents import REGISTRY, make_agent
-from agents.base import Context
+from agents.base import Agent, Context
 from texas42_env import tiles as T
 from texas42_env.actions import MARKS0, NO_ACTION, PASS, PLUNGE, POINTS0, SIX_LEVELS, \
     SIX_TRUMPS, SPLASH
@@ -56,6 +60,7 @@ from texas42_env.core import (BIDDING, DECLARING, EXCHANGING, HAND_OVER, PHASE_N
                               Game)
 from texas42_env.observation import make_encoder
 from texas42_env.rules import CONTRACT_NAMES, DOUBLES, FOLLOW_ME, NELLO, SEVENS, RulesConfig
+from texas42_env.sampling import uniform_legal
 
 ROOT = Path(__file__).resolve().parents[1]
 NETS_DIR = ROOT / "experiments" / "bidding" / "nets"
@@ -64,9 +69,9 @@ RULESETS = ("standard", "six-player")
 
 
 # ---------------------------------------------------------------------- building the agents
-def _neural(tmp: Path, ruleset: str):
+def _neural(tmp: Path, ruleset: str, greedy: bool = True):
     """A fresh, untrained policy saved the way training saves one (``Trainer.state_dict``
-    through ``save_checkpoint``), loaded from its run folder."""
+    through ``save_checkpoint``), loaded from its run folder; ``greedy=False``: sampling."""
     import torch
 
     run = tmp / f"neural-{ruleset}"
@@ -82,7 +87,8 @@ def _neural(tmp: Path, ruleset: str):
                               seed=0, updates=1)
         checkpoint.save_checkpoint(path, trainer.state_dict())
         torch.set_rng_state(before)
-    return make_agent("neural", path=str(run))
+    return make_agent("neural", path=str(run)) if greedy else \
+        make_agent("neural", path=str(run), greedy=False, seed=3)
 
 
 def _bidnet(net: Path):
@@ -105,7 +111,8 @@ BUILD: dict[str, dict[str, Callable]] = {
     "simbid": {"2worlds": lambda tmp, ruleset: make_agent("simbid", worlds=2, candidates=2,
                                                            seed=1)},
     "bidnet": {net.stem: _bidnet(net) for net in NETS} or {"missing": _no_nets},
-    "neural": {"untrained": _neural},
+    "neural": {"untrained": _neural,
+               "untrained-sampling": lambda tmp, ruleset: _neural(tmp, ruleset, greedy=False)},
 }
 
 # Rulesets of agents registered as factories (their class, which says it, is not at hand
@@ -114,14 +121,8 @@ RULESETS_OF = {"neural": RULESETS}
 
 # Agents whose action for a row depends on the other rows of the call or on earlier calls,
 # so a batch need not equal its rows asked one at a time (property 3 is not run for them).
-BATCH_DEPENDENT = {
-    "random": "draws one number per row from one generator, so a row's action depends on "
-              "the rows before it",
-    "passive": "plays at random, one draw per row from one generator",
-    "pimc": "samples each row's worlds from one generator, consumed row by row",
-    "simbid": "samples each row's worlds from one generator, consumed row by row, and "
-              "caches the values of hands it has met",
-}
+# None now: random, passive, pimc and simbid key their draws by the decision (issue 15).
+BATCH_DEPENDENT: dict[str, str] = {}
 
 
 def _variants(name: str) -> dict[str, Callable | None]:
@@ -236,12 +237,12 @@ def _stored(st) -> dict:
 
 
 def ask(agent, game, enc, st, tables):
-    """The agent's actions at ``tables`` of ``st``, asked as the arena asks: (observations,
-    masks, context, actions)."""
+    """The agent's actions at ``tables`` of ``st``, asked as the arena asks (the driver gives
+    every agent a ``Context``): (observations, masks, context, actions)."""
     seats = st.to_move[tables]
     obs = enc.encode(st, seats, idx=tables) if agent.needs_observation else None
     masks = st.legal[tables]
-    context = Context(game, st, tables, seats) if agent.needs_state else None
+    context = Context(game, st, tables, seats)
     return obs, masks, context, agent.act(obs, masks, context)
 
 
@@ -349,6 +350,12 @@ def test_a_batch_equals_its_rows_one_at_a_time(name, variant, ruleset, workdir):
     game = Game(rules_for(ruleset))
     agent = build(name, variant, ruleset, workdir, game)
     alone = build(name, variant, ruleset, workdir, game)
+    check_batch_equals_rows(game, agent, alone)
+
+
+def check_batch_equals_rows(game, agent, alone) -> None:
+    """Property 3 for two agents built the same way: ``agent`` plays whole hands in a batch,
+    ``alone`` answers each of its calls' rows one at a time, in reverse order."""
     calls = []
     kinds = game.actions.kind
 
@@ -369,9 +376,29 @@ def test_a_batch_equals_its_rows_one_at_a_time(name, variant, ruleset, workdir):
                 f"{game.actions.name(int(actions[i]))!r}"
         calls.append(n)
 
-    st, scripts = deals(game, 3, SCRIPTS[ruleset][1::2])
+    st, scripts = deals(game, 3, SCRIPTS[game.rules.ruleset][1::2])
     play_hands(game, agent, st, scripts, hook=one_at_a_time)
     assert max(calls) > 1
+
+
+class OneGenerator(Agent):
+    """Batch dependent on purpose: uniformly random legal actions, one draw per row from one
+    shared generator (as ``random`` drew before issue 15), whatever the context."""
+
+    needs_observation = False
+
+    def __init__(self, seed: int = 3):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observations, masks, context=None):
+        return uniform_legal(masks, self.rng)
+
+
+def test_a_batch_dependent_agent_fails_the_batch_check():
+    game = Game(rules_for("standard"))
+    agent, alone = OneGenerator().setup(game), OneGenerator().setup(game)
+    with pytest.raises(AssertionError, match=r"alone '.*', in the batch '.*'"):
+        check_batch_equals_rows(game, agent, alone)
 
 
 def test_the_exclusions_name_registered_agents():

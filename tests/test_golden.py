@@ -1,6 +1,10 @@
 """Golden duplicate matches: per-pair figures and summaries recorded before the restructure of
 issue 14 (tests/data/golden_matches.json, made by the code of that time), replayed exactly.
-A change that moves any of them changes behaviour: it must say so and remake the file."""
+A change that moves any of them changes behaviour: it must say so and remake the file.
+
+Remade for issue 15's keyed draws (random and passive now draw each choice keyed by the
+decision, so a match no longer depends on its batch layout): the cases with them moved, the
+bid net against the heuristic did not."""
 
 import json
 from pathlib import Path

@@ -3,7 +3,9 @@
 ``make_agent("neural", path="runs/train/X/checkpoints/ckpt_000100.pt")`` (or the run folder:
 its newest checkpoint) plays in the arena, tournaments and the CLI like any agent. By default
 it plays the likeliest legal action (``greedy=True``); ``greedy=False`` samples from the
-policy with its own seeded generator.
+policy: given the table's ``Context`` (as the driver gives it) by inverse CDF on a keyed draw
+(``texas42_env.sampling``: fixed by the seed and the decision, whatever the batch layout),
+without one (``act_one``) from its own seeded generator.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import numpy as np
 import torch
 
 from texas42_env.observation import make_encoder
+from texas42_env.sampling import decision_keys, keyed_random
 
 from agents.base import Agent
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint
 from agents.nets.policy import ModelConfig, Policy
+
+NEURAL_SAMPLE = 2  # the salt of the sampling agent's keyed draws (with its seed)
 
 
 def policy_from_checkpoint(data: dict, path="checkpoint") -> Policy:
@@ -47,6 +52,7 @@ class NeuralAgent(Agent):
         self.policy = policy
         self.ruleset = ruleset
         self.greedy = greedy
+        self.seed = seed
         self.generator = torch.Generator().manual_seed(seed)
 
     def setup(self, game):
@@ -62,8 +68,12 @@ class NeuralAgent(Agent):
 
     def act(self, observations, masks, context=None):
         obs = np.ascontiguousarray(observations, np.float32)
+        uniforms = None
+        if not self.greedy and context is not None:
+            uniforms = keyed_random(decision_keys(context.state, context.tables,
+                                                  context.seats, (self.seed, NEURAL_SAMPLE)))
         actions, _, _ = self.policy.act(obs, np.asarray(masks, bool), self.generator,
-                                        greedy=self.greedy)
+                                        greedy=self.greedy, uniforms=uniforms)
         return actions
 
 

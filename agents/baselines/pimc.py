@@ -19,6 +19,10 @@ points, and declares the contract likeliest to make the bid. Nello, sevens, plun
 are left to the heuristic (the solver does not cover nello and sevens). The figures for a
 hand are cached, so bidding and declaring reuse them.
 
+Its draws are keyed (``texas42_env.sampling``): a play decision's worlds come from a
+generator seeded by the decision's key, a hand's bidding worlds from one seeded by what the
+figures are cached under, so a seed and the deals fix its actions whatever the batch layout.
+
 Evidence (experiments/baselines): full PIMC beats the heuristic in duplicate matches.
 """
 
@@ -33,11 +37,14 @@ from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, PLAYING, Game, State
 from texas42_env.observation import make_encoder
 from texas42_env.rules import DOUBLES, FOLLOW_ME, NELLO, SEVENS
+from texas42_env.sampling import decision_keys, hash_key, keyed_generator
 from texas42_env.worlds import worlds_from_state
 
 from agents.base import Agent, register
 from agents.baselines.heuristic import HeuristicAgent
 from agents.driver import play_out
+
+PLAY_WORLDS, BID_WORLDS = 3, 4  # the salts of its keyed draws (with its seed)
 
 
 @register("pimc")
@@ -60,7 +67,6 @@ class PimcAgent(Agent):
         self._cache: dict[tuple, dict[int, np.ndarray]] = {}
         self.bidding = bidding
         self.seed = seed
-        self.rng = np.random.default_rng(seed)
 
     def setup(self, game):
 
@@ -87,7 +93,8 @@ class PimcAgent(Agent):
     def _play(self, ctx, t, s, mask) -> int:
         game, st = ctx.game, ctx.state
 
-        worlds = worlds_from_state(game, st, t, s, self.n_worlds, self.rng).states(game)
+        rng = keyed_generator(decision_keys(st, [t], [s], (self.seed, PLAY_WORLDS)))
+        worlds = worlds_from_state(game, st, t, s, self.n_worlds, rng).states(game)
         from agents.search.solver import _solver  # numba: compiled when first used
 
         solver = _solver()
@@ -105,14 +112,19 @@ class PimcAgent(Agent):
     def _hand_values(self, ctx, t, s) -> dict[int, np.ndarray]:
         """Points this seat's team takes with perfect play in each of ``bid_worlds`` sampled
         worlds, per candidate contract (the longest suits, doubles, follow-me), this seat
-        declaring and leading. Bidding history does not enter the worlds, so the figures are
-        kept for the hand (bidding and declaring reuse them)."""
+        declaring and leading. Bidding history does not enter the worlds (but for who made a
+        plunge or splash, and the first bidder, who may hold 1-0), so the figures are kept for
+        the hand (bidding and declaring reuse them), drawn from a generator seeded by that
+        key: the same whichever decision meets them first."""
         game, st = ctx.game, ctx.state
         hand = int(st.hands[t, s])
-        key = (hand, s, int(st.dealer[t]), int(st.high_action[t]) in (PLUNGE, SPLASH))
+        special = int(st.high_action[t]) in (PLUNGE, SPLASH)
+        key = (hand, s, int(st.dealer[t]), int(st.first_bidder[t]),
+               int(st.high_bidder[t]) if special else -1)
         if key in self._cache:
             return self._cache[key]
-        worlds = worlds_from_state(game, st, t, s, self.bid_worlds, self.rng)
+        rng = keyed_generator(hash_key(self.seed, BID_WORLDS, key))
+        worlds = worlds_from_state(game, st, t, s, self.bid_worlds, rng)
         counts = [bin(hand & T.mask_of(T.suit_tiles(c))).count("1") for c in range(7)]
         suits = sorted(range(7), key=lambda c: -counts[c])[:self.n_contracts]
         values = {}

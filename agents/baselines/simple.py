@@ -1,13 +1,31 @@
 """The yardsticks: ``random`` (uniformly random legal actions) and ``passive`` (passes
-whenever it may)."""
+whenever it may).
+
+Given the table's ``Context`` (as the driver gives every agent), each random choice is a
+keyed draw (``texas42_env.sampling``: fixed by the agent's seed and the decision), so a seed
+and the deals fix the actions whatever the batch layout; without one (``act_one``) they come
+from the agent's own seeded generator.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from texas42_env.sampling import uniform_legal
+from texas42_env.sampling import decision_keys, keyed_uniform_legal, uniform_legal
 
 from agents.base import Agent, register
+
+RANDOM_PLAY = 1  # the salt of the yardsticks' keyed draws (with the agent's seed)
+
+
+def random_legal(agent: Agent, masks: np.ndarray, context) -> np.ndarray:
+    """Uniformly random legal actions: keyed by the decisions with a ``context``, else from
+    ``agent.rng``."""
+    if context is None:
+        return uniform_legal(masks, agent.rng)
+    keys = decision_keys(context.state, context.tables, context.seats,
+                         (agent.seed, RANDOM_PLAY))
+    return keyed_uniform_legal(masks, keys)
 
 
 @register("random")
@@ -21,7 +39,7 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng(seed)
 
     def act(self, observations, masks, context=None):
-        return uniform_legal(masks, self.rng)
+        return random_legal(self, masks, context)
 
 
 @register("passive")
@@ -36,7 +54,7 @@ class PassiveAgent(Agent):
         self.rng = np.random.default_rng(seed)
 
     def act(self, observations, masks, context=None):
-        actions = uniform_legal(masks, self.rng)
+        actions = random_legal(self, masks, context)
         bids = self.game.actions.contract0 if hasattr(self, "game") else 25
         bidding = masks[:, :bids].any(axis=1)
         if bidding.any():

@@ -27,6 +27,11 @@ gives (``SimBidder``, registered ``simbid``: hand values simulated on the spot;
 agent (``play=``, the heuristic by default) so bidders can be compared under identical play.
 Each bid it makes is logged with its predicted chance of making (``predictions``) for
 calibration.
+
+Their draws are keyed (``texas42_env.sampling``): the explore draw by the decision, a hand's
+worlds by what its values are cached under (the hand, and with ``infer`` the seat, the
+dealer and the bids before it), so a seed and the deals fix the bids whatever the batch
+layout and whichever decision first meets a hand.
 """
 
 from __future__ import annotations
@@ -38,12 +43,15 @@ from texas42_env.actions import MARKS0, NO_ACTION, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, PLAYING, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rules import NELLO, SEVENS
+from texas42_env.sampling import decision_keys, hash_key, keyed_generator, keyed_random
 
 from agents.base import Agent, Context, make_agent, register
 from agents.baselines.heuristic import HeuristicAgent
 from agents.bidding.rule import BidRule, bid_need, bids_before
 from agents.bidding.values import (CONTRACTS, EVALUATIONS, NEEDS, HandValuer, auction_worlds,
                                    deal_around, longest_suits, make_curves)
+
+EXPLORE, WORLDS = 5, 6  # the salts of the bidders' keyed draws (with the seed)
 
 
 class ValueBidder(Agent):
@@ -61,7 +69,7 @@ class ValueBidder(Agent):
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"explore must be a probability in [0, 1], got {explore!r}")
         self.explore = float(explore)
-        self.explore_rng = np.random.default_rng(seed)
+        self.seed = seed
         self.play_spec = play
         self.predictions: dict[tuple[int, int, int], tuple[int, float]] = {}
         self._nello: set[tuple[int, int, int]] = set()  # (game, hand, seat) that bid nello
@@ -97,8 +105,7 @@ class ValueBidder(Agent):
         if play.size:
             sub = Context(game, st, context.tables[play], context.seats[play])
             obs = observations[play] if observations is not None else None
-            out[play] = self.player.act(obs, masks[play],
-                                        sub if self.player.needs_state else None)
+            out[play] = self.player.act(obs, masks[play], sub)
         rows = np.flatnonzero(phase != PLAYING)
         if rows.size == 0:
             return out
@@ -146,7 +153,8 @@ class ValueBidder(Agent):
         if special is not None:
             return special
         a, p = self.rule.choose(curves, mask, st, t, s, game)
-        if a == PASS and self.explore and self.explore_rng.random() < self.explore:
+        if a == PASS and self.explore and \
+                keyed_random(decision_keys(st, [t], [s], (self.seed, EXPLORE)))[0] < self.explore:
             least = next((b for b in range(POINTS0, MARKS0) if mask[b]), None)
             if least is not None:  # exploring (self-play data): the least points bid instead
                 a, p = least, float(curves[:, bid_need(least) - 30].max())
@@ -202,8 +210,6 @@ class SimBidder(ValueBidder):
             raise ValueError(f"candidates must be a positive integer, got {candidates!r}")
         self.worlds, self.evaluate, self.evaluate_with = int(worlds), evaluate, evaluate_with
         self.suits, self.infer, self.candidates = suits, bool(infer), candidates
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
         self._cache: dict[tuple, np.ndarray] = {}
         self.fitted: list[int] = []  # per inferred estimate: how many of its worlds fit
 
@@ -239,31 +245,29 @@ class SimBidder(ValueBidder):
         if todo:
             rows = np.array(list(todo.values()))
             h = hands[rows]
-            worlds = None
-            if any(len(k) > 1 for k in todo):
-                st, tabs, seats = where
-                worlds = np.empty((rows.size, self.worlds, 4), np.uint64)
-                for j, (k, i) in enumerate(todo.items()):
-                    if len(k) > 1:
-                        worlds[j], fit = auction_worlds(
-                            self.game, st, int(tabs[i]), int(seats[i]), self.worlds,
-                            self.candidates * self.worlds, self.fallback, self._encoder,
-                            self.rng)
-                        self.fitted.append(fit)
-                    else:
-                        worlds[j] = deal_around(h[j:j + 1], int(seats[i]), self.worlds,
-                                                self.rng)[0]
+            # each key's worlds from a generator seeded by the key; uniform ones around seat 0
+            worlds = np.empty((rows.size, self.worlds, 4), np.uint64)
+            at = np.zeros(rows.size, np.int64)  # the seat each row is valued at
+            for j, (k, i) in enumerate(todo.items()):
+                flat = k[:3] + (k[3] if len(k) > 3 else ())  # hand (seat, dealer, bids)
+                rng = keyed_generator(hash_key(self.seed, WORLDS, len(flat), flat))
+                if len(k) > 1:
+                    st, tabs, seats = where
+                    at[j] = int(seats[i])
+                    worlds[j], fit = auction_worlds(
+                        self.game, st, int(tabs[i]), at[j], self.worlds,
+                        self.candidates * self.worlds, self.fallback, self._encoder, rng)
+                    self.fitted.append(fit)
+                else:
+                    worlds[j] = deal_around(h[j:j + 1], 0, self.worlds, rng)[0]
             which = longest_suits(h, self.suits)
             curves = np.zeros((rows.size, len(CONTRACTS), len(NEEDS)))
-            if worlds is None:  # uniform worlds: the seat does not matter
-                pts = self.valuer.values(h, self.rng, contracts=which)
-            else:  # each row's worlds have its hand at its own seat: value them seat by seat
-                pts = np.zeros((rows.size, which.shape[1], self.worlds), np.uint8)
-                for s in range(4):
-                    sel = np.flatnonzero(seats[rows] == s)
-                    if sel.size:
-                        pts[sel] = self.valuer.values(h[sel], self.rng, seat=s,
-                                                      contracts=which[sel], worlds=worlds[sel])
+            pts = np.zeros((rows.size, which.shape[1], self.worlds), np.uint8)
+            for s in range(4):  # each row's worlds have its hand at its seat
+                sel = np.flatnonzero(at == s)
+                if sel.size:  # (the worlds are given: the valuer draws nothing)
+                    pts[sel] = self.valuer.values(h[sel], None, seat=s, contracts=which[sel],
+                                                  worlds=worlds[sel])
             np.put_along_axis(curves, which[:, :, None], make_curves(pts), axis=1)
             for k, c in zip(todo, curves):
                 self._cache[k] = c

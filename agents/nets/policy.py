@@ -2,7 +2,8 @@
 
 Both read the seat's observation vector (``texas42_env.observation``) and score the whole flat
 action space of the ruleset; the legal mask sets the logits of illegal actions to a large
-negative number, so they are never sampled and take no probability. Which net acts follows
+negative number, so they are never sampled and take no probability (``Policy.act`` guards
+rows whose logits are NaN or infinite: ``safe_logits``). Which net acts follows
 from the mask alone: a decision whose legal actions are tile plays is the play net's, every
 other (bids, the contract, the six-player exchange) the bidding net's. So an agent built on
 them needs only what any agent gets: observations and masks.
@@ -98,10 +99,13 @@ class Policy(nn.Module):
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, masks: np.ndarray, generator: torch.Generator | None = None,
-            greedy: bool = False, critic_obs: np.ndarray | None = None
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Sample (or, ``greedy``, pick the likeliest) one action per row: (actions,
-        log-probabilities, values), NumPy arrays."""
+            greedy: bool = False, critic_obs: np.ndarray | None = None,
+            uniforms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sample (or, ``greedy``, pick the likeliest) one legal action per row: (actions,
+        log-probabilities, values), NumPy arrays. Samples come from ``generator`` (the
+        trainer's rollouts), or, given ``uniforms`` (float [n] in [0, 1): keyed draws), by
+        inverse CDF on each row's own number, so a row's action does not depend on the others.
+        Rows whose logits are not finite are guarded (``safe_logits``)."""
         n = obs.shape[0]
         actions = np.zeros(n, np.int64)
         logp = np.zeros(n, np.float32)
@@ -114,9 +118,12 @@ class Policy(nn.Module):
             m = torch.from_numpy(np.ascontiguousarray(masks[rows], dtype=bool))
             co = torch.from_numpy(critic_obs[rows]) if critic_obs is not None else None
             logits, v = net(o, m, co)
-            lp = torch.log_softmax(logits, -1)
+            lp = torch.log_softmax(safe_logits(logits, m), -1)
             if greedy:
                 a = lp.argmax(-1)
+            elif uniforms is not None:
+                a = torch.from_numpy(inverse_cdf(lp.exp().numpy(), m.numpy(),
+                                                 np.asarray(uniforms)[rows]))
             else:
                 a = torch.multinomial(lp.exp(), 1, generator=generator).squeeze(-1)
             actions[rows] = a.numpy()
@@ -125,4 +132,45 @@ class Policy(nn.Module):
         return actions, logp, values
 
 
-__all__ = ["ModelConfig", "Policy", "PolicyNet", "mlp"]
+def safe_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` (masked) with every row that has a legal action safe to sample and to
+    argmax: a row with a NaN or +inf legal logit, or whose legal logits are all at most
+    ``NEG / 2`` (so the illegal ones could compete), is rebuilt with the illegal actions at
+    -inf and its legal ones as: the +inf ones (equally likely) if any, else the finite ones,
+    else (all NaN or -inf) the first legal action alone. Other rows are returned untouched,
+    so finite logits sample exactly as before."""
+    top = torch.where(mask, logits, torch.tensor(-torch.inf)).amax(-1)  # NaN if a legal NaN
+    bad = mask.any(-1) & ((mask & torch.isnan(logits)).any(-1) | (top == torch.inf)
+                          | ~(top > NEG / 2))
+    if not bad.any():
+        return logits
+    x, mk = logits[bad], mask[bad]
+    high = mk & (x == torch.inf)
+    finite = mk & torch.isfinite(x)
+    first = torch.zeros_like(mk)
+    first[torch.arange(len(mk)), mk.to(torch.uint8).argmax(-1)] = True
+    keep = torch.where(high.any(-1, keepdim=True), high,
+                       torch.where(finite.any(-1, keepdim=True), finite, first))
+    fixed = torch.where(keep, torch.where(finite, x, torch.zeros_like(x)),
+                        torch.full_like(x, -torch.inf))
+    out = logits.clone()
+    out[bad] = fixed.to(out.dtype)
+    return out
+
+
+def inverse_cdf(probs: np.ndarray, masks: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """int64 [n]: per row the action where the cumulative legal probability first exceeds
+    ``u * total`` (``u`` the row's uniform in [0, 1)); always a legal action with positive
+    probability, or the first legal one when none has any (or the row is not finite)."""
+    p = np.where(masks, np.nan_to_num(probs.astype(np.float64), nan=0.0, posinf=0.0), 0.0)
+    p = np.maximum(p, 0.0)
+    cdf = np.cumsum(p, axis=1)
+    total = cdf[:, -1]
+    a = (cdf <= (np.asarray(uniforms, np.float64) * total)[:, None]).sum(1)
+    last = p.shape[1] - 1 - np.argmax(p[:, ::-1] > 0, axis=1)  # the last with probability
+    a = np.minimum(a, last)
+    first = np.argmax(masks, axis=1)
+    return np.where(total > 0, a, first).astype(np.int64)
+
+
+__all__ = ["ModelConfig", "Policy", "PolicyNet", "inverse_cdf", "mlp", "safe_logits"]
