@@ -22,9 +22,10 @@ from texas42_env.core import Game, State
 
 @dataclass
 class Context:
-    """Where the rows of an ``act`` call come from, for agents that search
-    (``needs_state = True``): row i is table ``tables[i]`` of ``state``, seat ``seats[i]``.
-    Such an agent may use only what that seat may know: its hand and the public history, or
+    """Where the rows of an ``act`` call come from: row i is table ``tables[i]`` of ``state``,
+    seat ``seats[i]``. The driver passes one to every agent: random choices are keyed by the
+    decision it names (``texas42_env.sampling.decision_keys``), and search reads the table.
+    An agent may use only what that seat may know: its hand and the public history, or
     ``texas42_env.worlds`` samples drawn for that seat."""
 
     game: Game
@@ -36,7 +37,8 @@ class Context:
 class Agent:
     """Base class: override ``act``. ``needs_observation = False`` tells callers they may
     pass ``None`` for the observations (the agent looks only at the masks);
-    ``needs_state = True`` asks for a ``Context`` (search agents)."""
+    ``needs_state = True`` says it cannot act without a ``Context`` (search agents; the
+    others fall back to a plain seeded generator without one, as in ``act_one``)."""
 
     name = "agent"
     needs_observation = True
