@@ -9,7 +9,9 @@ to the machine's noise, as timeit's advice goes).
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
+import queue
 import time
 from typing import Callable
 
@@ -325,20 +327,23 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
     return out
 
 
-def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: int | None = None,
-                model=None) -> dict:
+def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: int | str = 1,
+                model=None, ready: Callable[[], object] | None = None) -> dict:
     """Samples per second of rollout + learning with the default configs (the figure of
-    issue 7's throughput target), over ``updates`` updates after one warm-up update."""
+    issue 7's throughput target), over ``updates`` updates after one warm-up update, with
+    ``threads`` torch threads (1: the training default, ``threads: auto``). ``ready``: called
+    after the warm-up, before the timing (``bench_train_pair``'s common start)."""
     import torch  # torch: only for this benchmark
 
     from agents.nets.policy import ModelConfig  # torch, as above
-    from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer  # torch, as above
+    from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer, use_threads  # torch
 
-    if threads:
-        torch.set_num_threads(threads)
+    use_threads(threads)
     trainer = Trainer(RulesConfig.make(), model or ModelConfig(), PPOConfig(tables=tables),
                       OpponentsConfig(), seed=seed, updates=updates + 1)
     trainer.train_update()
+    if ready is not None:
+        ready()
     t0 = time.perf_counter()
     s0 = trainer.samples
     roll = learn = 0.0
@@ -353,20 +358,67 @@ def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: in
             "threads": torch.get_num_threads()}
 
 
+def _train_process(index: int, start, results, kwargs: dict) -> None:
+    """One process of ``bench_train_pair``: its ``bench_train`` row, timed from ``start``
+    (a barrier both processes reach after their warm-up) into ``results``."""
+    results.put((index, bench_train(**kwargs, threads=1, ready=start.wait)))
+
+
+def bench_train_pair(updates: int = 5, tables: int = 1024, seed: int = 0, model=None,
+                     timeout: float = 900.0) -> dict:
+    """Two training processes at once (spawned, one torch thread each, the same work), timed
+    over the same stretch (both start after their warm-up): each one's samples per second
+    and their sum. What two runs sharing the machine get."""
+    ctx = mp.get_context("spawn")
+    start, results = ctx.Barrier(2, timeout=timeout), ctx.Queue()
+    kwargs = dict(updates=updates, tables=tables, seed=seed, model=model)
+    procs = [ctx.Process(target=_train_process, args=(i, start, results, kwargs), daemon=True)
+             for i in range(2)]
+    for proc in procs:
+        proc.start()
+    rows: dict[int, dict] = {}
+    deadline = time.monotonic() + timeout
+    try:
+        while len(rows) < 2:
+            try:
+                i, row = results.get(timeout=1.0)
+                rows[i] = row
+            except queue.Empty:
+                failed = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+                if failed:
+                    raise RuntimeError(f"bench train: a training process ended with status "
+                                       f"{failed[0]}") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"bench train: the two training processes took over "
+                                       f"{timeout:.0f} s") from None
+    finally:
+        for proc in procs:
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.terminate()
+    rates = [rows[i]["samples_per_s"] for i in range(2)]
+    return {"processes": 2, "threads": [rows[i]["threads"] for i in range(2)],
+            "samples_per_s": rates, "total_samples_per_s": sum(rates)}
+
+
 AGENT_KINDS = ("solver", "pimc", "bidding", "train")
 
 
 def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
                 bidnet: str | None = None) -> dict:
     """The agents' benchmarks: the exact solver, PIMC decisions, bid decisions, PPO
-    training throughput."""
+    training throughput (one process alone, then two at once, in one run: the two-process
+    figures under the train row's ``two_processes``)."""
     if kind == "solver":
         return bench_solver(solver_n, seed=seed)
     if kind == "pimc":
         return bench_pimc(pimc_n, seed=seed)
     if kind == "bidding":
         return bench_bidding(seed=seed, bidnet=bidnet)
-    return bench_train(seed=seed)
+    row = bench_train(seed=seed)
+    pair = bench_train_pair(seed=seed)
+    row["two_processes"] = {**pair, "vs_alone": pair["total_samples_per_s"] / row["samples_per_s"]}
+    return row
 
 
 def agent_row(row: dict) -> str:
@@ -386,5 +438,13 @@ def agent_row(row: dict) -> str:
                 f"batched: {row['sim_decisions_per_s']:,.1f} vs "
                 f"{row['learned_decisions_per_s']:,.0f} decisions/s: "
                 f"x{row['throughput_ratio']:,.0f}")
-    return (f" train: PPO rollout + learning, {row['tables']} hands an update: "
-            f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch threads)")
+    text = (f" train: PPO rollout + learning, {row['tables']} hands an update: "
+            f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch "
+            f"thread{'s' if row['threads'] != 1 else ''})")
+    pair = row.get("two_processes")
+    if pair:
+        text += ("\n train: two processes at once, one thread each: "
+                 + " + ".join(f"{r:,.0f}" for r in pair["samples_per_s"])
+                 + f" = {pair['total_samples_per_s']:,.0f} samples/s "
+                 f"(x{pair['vs_alone']:.2f} one alone)")
+    return text

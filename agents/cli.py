@@ -167,8 +167,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         plan += [(kind, b) for b in (args.batches or default)]
     rows = []
     if not args.json:
-        print(f"texas42 bench: ruleset {args.ruleset}, one process, {bench.cores()} cores on "
-              f"this machine")
+        print(f"texas42 bench: ruleset {args.ruleset}, one process unless a row says otherwise, "
+              f"{bench.cores()} cores on this machine")
         if {"core", "env"} & set(kinds):
             print("random legal play of whole hands with bidding:")
             print(f"{'kind':>6} {'batch':>7} {'decisions/s':>14} {'hands/s':>12}")

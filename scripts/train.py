@@ -1,14 +1,19 @@
 """Self-play training: `python scripts/train.py [key=value ...]` (configs/train.yaml).
 
-Writes checkpoints/, tb/ (TensorBoard), eval.jsonl and config.json in the run folder;
-`resume=RUN_FOLDER` continues a run exactly. A bad value, an unknown key or a checkpoint that
-does not load stops it before training with one line naming the key (`rules` takes any
-rules.md option: `rules={nello: false}` or `rules.nello=false`).
+Writes checkpoints/, tb/ (TensorBoard), eval.jsonl, metrics.jsonl, curves.png and config.json
+in the run folder; `resume=RUN_FOLDER` continues a run exactly, in its own folder (a key that
+cannot change on resume, given with another value than the run's, is refused). A bad value,
+an unknown key or a checkpoint that does not load stops it before training with one line
+naming the key (`rules` takes any rules.md option: `rules={nello: false}` or
+`rules.nello=false`). Ctrl-C stops after the update in progress, saves it and ends with one
+line saying how to continue (exit status 130). The folder Hydra makes for a command that
+trains nothing in it (a resume, a refused start) is removed again.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 import hydra
@@ -23,16 +28,68 @@ from agents.training.app import TrainConfig, run_training  # noqa: E402
 from agents.apps import hydra_error, one_line, run_app  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
 
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+HYDRA_FILES = {".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml"}
+
+
+def typed_keys(overrides: list[str]) -> set[str]:
+    """The keys the command line sets, dotted (``algorithm.lr=0.1``: ``algorithm.lr``;
+    ``model=large``: ``model``); a group option that sets keys at the top
+    (``env=six-player``) stands for each key its file sets (``ruleset``, ``eval.against``)."""
+    keys = set()
+    own = {f.name for f in fields(TrainConfig)}
+    for override in overrides:
+        key, _, value = override.partition("=")
+        key = key.lstrip("+~")
+        option = CONFIGS / key / f"{value}.yaml"
+        if key not in own and option.is_file():
+            keys |= _leaves(OmegaConf.to_container(OmegaConf.load(option)) or {}, "")
+        else:
+            keys.add(key)
+    return keys
+
+
+def _leaves(d: dict, prefix: str) -> set[str]:
+    out = set()
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            out |= _leaves(v, f"{prefix}{k}.")
+        else:
+            out.add(f"{prefix}{k}")
+    return out
+
+
+def drop_if_unused(folder: Path) -> None:
+    """Remove the run folder Hydra made for this command if it holds nothing but Hydra's own
+    record of the command (a resumed run goes on in its own folder; a refused start wrote
+    nothing); a folder with anything else in it is left as it is."""
+    if not folder.is_dir():
+        return
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+    dirs = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_dir()}
+    if not files <= HYDRA_FILES or not dirs <= {".hydra"}:
+        return
+    for name in files:
+        (folder / name).unlink()
+    for empty in (folder / ".hydra", folder):
+        if empty.is_dir():
+            empty.rmdir()
+
 
 @hydra.main(config_path="../configs", config_name="train", version_base=None)
 def main(cfg: DictConfig) -> None:
+    hc = HydraConfig.get()
+    folder = Path(hc.runtime.output_dir)
     try:
         config = TrainConfig.from_dict(OmegaConf.to_container(cfg, resolve=True))
-        hc = HydraConfig.get()
-        given = {o.split("=", 1)[0].lstrip("+~").split(".", 1)[0] for o in hc.overrides.task}
-        out = run_training(config, Path(hc.runtime.output_dir), given=given)
+        out = run_training(config, folder, given=typed_keys(list(hc.overrides.task)))
     except (ConfigError, CheckpointError, OmegaConfBaseException) as e:
         raise SystemExit(one_line("train", hydra_error(e) or e)) from None
+    except KeyboardInterrupt as e:  # run_training's says what it saved
+        print(one_line("train", e) if str(e) else "train: interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    finally:
+        drop_if_unused(folder)
     print(f"\n{out['update']} updates, {out['samples']} samples, "
           f"{out['samples_per_s']:.0f} samples/s; checkpoint: {out['checkpoint']}")
 

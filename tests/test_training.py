@@ -1,4 +1,4 @@
-"""Training runs (agents/training.py, scripts/train.py): run folders, resume, config errors."""
+"""Training runs (agents/training/app.py, scripts/train.py): run folders, resume, config errors."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import torch
 from agents.nets.checkpoint import checkpoints_in, load_checkpoint
 from agents.baselines.neural import NeuralAgent
 from agents.training.ppo import PPOConfig
-from agents.training.app import TrainConfig, run_training
+from agents.training.app import TrainConfig, TrainingInterrupted, run_training
 from texas42_env.core import HAND_OVER, Game
 from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
@@ -130,10 +130,14 @@ def test_ctrl_c_stops_after_the_update_in_progress_and_saves_a_whole_checkpoint(
         return real(self)
 
     monkeypatch.setattr(Trainer, "train_update", update_then_interrupt)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(TrainingInterrupted) as stopped:
         run_training(TrainConfig.from_dict(tiny(checkpoint_every=10)), tmp_path / "cut")
+    saved = tmp_path / "cut" / "checkpoints" / "ckpt_000002.pt"
+    assert str(stopped.value) == (f"interrupted: saved {saved} (update 2); continue with "
+                                  f"resume={tmp_path / 'cut'}")
+    assert stopped.value.checkpoint == saved
     names = [p.name for p in checkpoints_in(tmp_path / "cut" / "checkpoints")]
-    assert names == ["ckpt_000002.pt"]
+    assert names == ["ckpt_000000.pt", "ckpt_000002.pt"]  # after the warm start; on Ctrl-C
     a = load_checkpoint(folder / "checkpoints" / "ckpt_000002.pt")
     b = load_checkpoint(tmp_path / "cut" / "checkpoints" / "ckpt_000002.pt")
     for key, value in a["model"]["state_dict"].items():
@@ -323,6 +327,14 @@ def test_the_train_script_runs_a_tiny_config(tmp_path):
     assert saved["updates"] == 2 and saved["algorithm"]["tables"] == 32
     assert len((run_dir / "eval.jsonl").read_text().splitlines()) == 1
     assert list((run_dir / "tb").glob("events.out.tfevents.*"))
+    assert not list(run_dir.rglob("*.log"))  # no train.log: nothing logs to it
+
+
+def test_a_refused_start_of_the_script_leaves_no_folder(tmp_path):
+    for bad in ("algorithm.tables=0", f"resume={tmp_path / 'nowhere'}"):
+        p = train_script(bad, "threads=1", f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
+        assert p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert not (tmp_path / "run").exists(), bad
 
 
 def test_the_train_script_reports_a_bad_option_without_a_traceback(tmp_path):

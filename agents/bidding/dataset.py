@@ -26,9 +26,10 @@ import multiprocessing as mp
 import os
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -59,7 +60,8 @@ def _contracts(v) -> bool:
 @dataclass
 class DataConfig:
     """``hands``: total hands (a multiple of ``chunk``); ``chunk``: hands per file (a
-    multiple of 4: whole deals); ``workers``: processes (chunks run in parallel)."""
+    multiple of 4: whole deals); ``workers``: processes (chunks run in parallel, one thread
+    each: ``one_thread_each``)."""
 
     hands: int = setting(20000, whole(1))
     worlds: int = setting(16, whole(1))
@@ -87,6 +89,28 @@ class DataConfig:
 
     def identity(self) -> dict:
         return {k: asdict(self)[k] for k in IDENTITY}
+
+
+# what each worker process starts with: one thread of OpenMP (torch), BLAS and numba
+WORKER_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                  "NUMBA_NUM_THREADS": "1"}
+
+
+@contextmanager
+def one_thread_each() -> Iterator[None]:
+    """Worker processes started inside run one thread each (``WORKER_THREADS`` in the
+    environment they inherit, read as their libraries load): the workers are the
+    parallelism, and threads on top of them wait on each other's cores."""
+    before = {k: os.environ.get(k) for k in WORKER_THREADS}
+    os.environ.update(WORKER_THREADS)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def chunk_path(out: Path, k: int) -> Path:
@@ -175,8 +199,8 @@ def generate(config: DataConfig, out: str | os.PathLike,
             if progress:
                 progress(done, total)
     else:
-
-        with ProcessPoolExecutor(config.workers, mp_context=mp.get_context("spawn")) as ex:
+        with one_thread_each(), \
+                ProcessPoolExecutor(config.workers, mp_context=mp.get_context("spawn")) as ex:
             futures = [ex.submit(_write_chunk, str(out), asdict(config), k) for k in todo]
             for f in as_completed(futures):
                 f.result()
@@ -233,4 +257,5 @@ def load_dataset(path: str | os.PathLike, max_hands: int | None = None) -> dict:
     return data
 
 
-__all__ = ["DataConfig", "DatasetError", "generate", "load_dataset", "make_chunk"]
+__all__ = ["DataConfig", "DatasetError", "generate", "load_dataset", "make_chunk",
+           "one_thread_each"]

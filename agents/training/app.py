@@ -1,25 +1,38 @@
 """A training run: the PPO trainer with checkpoints, evaluation, TensorBoard and a progress bar.
 
 ``run_training(config, run_dir)`` is what ``scripts/train.py`` (Hydra) calls. The run folder
-gets ``checkpoints/ckpt_<update>.pt`` (every ``checkpoint_every`` updates, at the end, and on
-Ctrl-C, which stops after the update in progress; the newest ``keep_checkpoints`` kept), ``tb/`` (TensorBoard events), ``eval.jsonl``
-(one line per evaluation) and ``config.json`` (the resolved config).
+gets ``checkpoints/ckpt_<update>.pt`` (``ckpt_000000.pt`` right after a warm start, then every
+``checkpoint_every`` updates, at the end, and on Ctrl-C, which stops after the update in
+progress; the newest ``keep_checkpoints`` kept), ``checkpoints/warm_start.pt`` while a warm
+start is under way (its progress after each chunk of hands, so a kill or Ctrl-C in it loses one
+chunk at most), ``tb/`` (TensorBoard events), ``eval.jsonl`` (one line per evaluation),
+``metrics.jsonl`` (the logged figures of every update), ``curves.png`` (evaluations and
+training curves, redrawn at each evaluation and at the end) and ``config.json`` (the resolved
+config). ``<parent>/latest`` points at the run from its first checkpoint on. Ctrl-C ends
+``run_training`` with ``TrainingInterrupted``, saying what was saved and how to continue.
 
-``metrics.jsonl`` (the logged figures of every update) and ``curves.png`` (evaluations and
-training curves, redrawn at each evaluation and at the end).
+``threads: auto`` (the default) is one torch (and numba) thread a process: beside any other
+CPU job two threads on two cores run 5-30x slower, and one gives the same weights on every
+machine (``THREADS`` in ``agents/training/ppo.py``). Other counts round differently, so a run
+continues exactly only at its own count (resume keeps it unless ``threads=`` is given, and
+says so when it changes).
 
 ``resume=`` (a run folder or a checkpoint file) continues a run exactly where its checkpoint
-left it: the saved config is used (only ``updates``, ``eval``, ``progress`` and ``threads``
-given on the command line change it; a new ``updates`` also stretches the opponent schedule,
-which is laid over the run's length), the weights, optimizer, pool and generators are
-restored, deals continue from the next update's games, log lines after the checkpoint are
-dropped and later checkpoints (an abandoned continuation) are renamed ``*.superseded-<time>``.
+left it, in the run's own folder (it says so): the saved config is used; only ``updates``,
+``eval``, ``progress`` and ``threads`` given on the command line change it (a new ``updates``
+also stretches the opponent schedule, which is laid over the run's length), and any other key
+given that differs from the run's is refused, naming it. The weights, optimizer, pool and
+generators are restored, deals continue from the next update's games, a warm start stopped
+part-way goes on from its last chunk, log lines after the checkpoint are dropped and later
+checkpoints (an abandoned continuation) are renamed ``*.superseded-<time>``.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import signal
+import textwrap
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -27,7 +40,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from texas42_env.config import (RULES, Rule, build, check_rules, number, one_of, setting, validate,
@@ -41,10 +53,21 @@ from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.nets.checkpoint import (CheckpointError, checkpoint_update, checkpoints_in,
                                     latest_checkpoint, load_checkpoint, save_checkpoint)
 from agents.nets.policy import ModelConfig
-from agents.training.imitation import warm_start
-from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer
+from agents.training.imitation import progress_fault, warm_start
+from agents.training.ppo import (THREADS, OpponentsConfig, PPOConfig, Trainer, thread_count,
+                                 use_threads)
 
 MAY_CHANGE_ON_RESUME = ("updates", "eval", "progress", "threads", "resume")
+WARM_PROGRESS = "warm_start.pt"  # in checkpoints/: a warm start's progress, chunk by chunk
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C ended a run; the message (one line) says what was saved and how to continue;
+    ``checkpoint``: the file saved on the way out, None when nothing was."""
+
+    def __init__(self, message: str, checkpoint: Path | None = None):
+        super().__init__(message)
+        self.checkpoint = checkpoint
 
 
 AGENT_NAMES = Rule("list", test=lambda v: all(isinstance(x, str) for x in v),
@@ -96,7 +119,8 @@ class TrainConfig:
     keep_checkpoints: int = setting(3, whole(1))
     resume: str | None = setting(None, Rule("text", says="a run folder or checkpoint file",
                                             optional=True))
-    threads: int = setting(2, whole(1))
+    # torch and numba threads; "auto": one a process (THREADS in agents/training/ppo.py)
+    threads: int | str = setting("auto", THREADS)
     progress: bool = True
 
     def __post_init__(self):
@@ -157,53 +181,65 @@ def run_training(config: TrainConfig, run_dir: str | Path,
                  given: set[str] | None = None) -> dict[str, Any]:
     """Train; returns the last evaluation and where the final checkpoint is.
 
-    On resume, ``given`` names the keys the user set (the Hydra app passes the command
-    line's): only those of ``MAY_CHANGE_ON_RESUME`` replace the run's saved values; ``None``
-    means every one in ``config`` does (for callers that build the config themselves)."""
+    On resume, ``given`` names the keys the user set (dotted: ``updates``, ``eval.pairs``,
+    ``model``; the Hydra app passes the command line's): those of ``MAY_CHANGE_ON_RESUME``
+    replace the run's saved values and any other that differs from the run's is refused
+    (``ConfigError`` naming it). ``None`` means every key of ``MAY_CHANGE_ON_RESUME`` in
+    ``config`` is taken and the others that differ are reported as ignored (for callers that
+    build the config themselves). Ctrl-C raises ``TrainingInterrupted``."""
     from torch.utils.tensorboard import SummaryWriter  # tensorboard: only when training
 
-    resumed = None
+    resumed = ckpt = None
     if config.resume:
-        ckpt = latest_checkpoint(config.resume)
+        ckpt = resume_point(config.resume)
         resumed = load_checkpoint(ckpt, require=("model", "optimizer", "rng", "step",
                                                  "train_config"))
-        saved = resumed["train_config"]
-        changed = {k: v for k, v in asdict(config).items()
-                   if k not in MAY_CHANGE_ON_RESUME and saved.get(k) != v}
-        keep = {k: v for k, v in asdict(config).items()
-                if k in MAY_CHANGE_ON_RESUME and (given is None or k in given)}
-        config = TrainConfig.from_dict({**saved, **keep})
+        config = _resumed_config(config, resumed["train_config"], given)
         run_dir = ckpt.parent.parent if ckpt.parent.name == "checkpoints" else ckpt.parent
-        if changed:
-            print(f"resume: using the run's saved config; ignored: {', '.join(sorted(changed))}")
     run_dir = Path(run_dir)
-    torch.set_num_threads(max(1, int(config.threads)))
+    if resumed is not None and thread_count(resumed["train_config"].get("threads", 1)) \
+            != thread_count(config.threads):
+        print(f"resume: {thread_count(resumed['train_config'].get('threads', 1))} threads in "
+              f"the run, {thread_count(config.threads)} now: the weights from here round "
+              "differently from the run's own continuation")
+    use_threads(config.threads)
     rules, model, ppo, opp, ev, warm = config.parts()
     trainer = Trainer(rules, model, ppo, opp, seed=config.seed, updates=config.updates)
     ck_dir = run_dir / "checkpoints"
+    warm_progress = None  # a warm start stopped part-way: where it goes on from
     if resumed is not None:
         try:
             trainer.load_state_dict(resumed)
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
             raise CheckpointError(f"{ckpt}: does not fit this run: {e}") from None
-        print(f"resumed {ckpt} at update {trainer.update}")
+        warm_progress = resumed.get("warm_start")
+        if warm_progress and progress_fault(warm_progress, warm):
+            raise CheckpointError(f"{ckpt}: {progress_fault(warm_progress, warm)}")
+        at = f"the warm start after {warm_progress['done']} of {warm.hands} hands" \
+            if warm_progress else f"update {trainer.update}"
+        print(f"resume: continuing {run_dir} from {ckpt.name} ({at})")
         for name in ("metrics.jsonl", "eval.jsonl"):  # drop what came after the checkpoint
             _truncate_jsonl(run_dir / name, trainer.update)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for later in checkpoints_in(ck_dir):  # kept under another name, never resumed by
-            if checkpoint_update(later) > trainer.update:  # mistake, never deleted
-                later.rename(later.with_name(f"{later.name}.superseded-{stamp}"))
+            if checkpoint_update(later) > trainer.update or warm_progress:  # mistake, never
+                later.rename(later.with_name(f"{later.name}.superseded-{stamp}"))  # deleted
                 print(f"resume: {later.name} came after the checkpoint resumed from; kept as "
                       f"{later.name}.superseded-{stamp}")
+        if not warm_progress:  # the run has a checkpoint: `latest` may point at it
+            (ck_dir / WARM_PROGRESS).unlink(missing_ok=True)  # (stale: the checkpoint holds
+            _link_latest(run_dir)  # the whole warm start)
     else:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        if checkpoints_in(ck_dir):
+        if checkpoints_in(ck_dir) or (ck_dir / WARM_PROGRESS).exists():
             raise ConfigError(f"{run_dir} already holds checkpoints: continue it with "
                               f"resume={run_dir}, or choose another folder")
+        run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2) + "\n")
     # events after the checkpoint (an abandoned continuation) are hidden from TensorBoard
     writer = SummaryWriter(str(run_dir / "tb"),
                            purge_step=trainer.update + 1 if trainer.update else None)
+    linked = [resumed is not None and not warm_progress]  # <parent>/latest points here once
+    # the run has a checkpoint
 
     def save() -> Path:
         payload = trainer.state_dict()
@@ -211,7 +247,19 @@ def run_training(config: TrainConfig, run_dir: str | Path,
         path = save_checkpoint(ck_dir / f"ckpt_{trainer.update:06d}.pt", payload)
         for old in checkpoints_in(ck_dir)[:-config.keep_checkpoints]:  # parts(): >= 1
             old.unlink()
+        if not linked[0]:
+            _link_latest(run_dir)
+            linked[0] = True
         return path
+
+    warm_done = [warm_progress["done"] if warm_progress else 0]
+
+    def save_warm(progress: dict) -> None:
+        payload = trainer.state_dict()
+        payload["train_config"] = asdict(config)
+        payload["warm_start"] = progress
+        save_checkpoint(ck_dir / WARM_PROGRESS, payload)
+        warm_done[0] = progress["done"]
 
     def do_eval() -> dict:
         res = evaluate(trainer, ev)
@@ -227,17 +275,24 @@ def run_training(config: TrainConfig, run_dir: str | Path,
                                 **res}) + "\n")
         return res
 
-    if resumed is None and warm.hands > 0:
-
-        logs = warm_start(trainer, warm, progress=config.progress)
-        for k, v in logs.items():
-            writer.add_scalar(f"warm_start/{k}", v, 0)
     last_eval: dict = {}
-    bar = tqdm(total=config.updates, initial=trainer.update, disable=not config.progress,
-               desc="train", unit="update", dynamic_ncols=True)
-    t_start, s_start = time.perf_counter(), trainer.samples
+    bar = None
     stop = _StopAtBoundary()
+    warming = warm.hands > 0 and (resumed is None or warm_progress is not None)
     try:
+        if warming:
+            stop.what = "this chunk of the warm start"
+            logs = warm_start(trainer, warm, progress=config.progress, resume=warm_progress,
+                              save=save_warm, stop=lambda: stop.requested)
+            for k, v in logs.items():
+                writer.add_scalar(f"warm_start/{k}", v, 0)
+            save()  # ckpt_000000: the warm-started policy, resumed from without redoing it
+            (ck_dir / WARM_PROGRESS).unlink(missing_ok=True)
+            warming = False
+        stop.what = "this update"
+        bar = tqdm(total=config.updates, initial=trainer.update, disable=not config.progress,
+                   desc="train", unit="update", dynamic_ncols=True)
+        t_start, s_start = time.perf_counter(), trainer.samples
         while trainer.update < config.updates:
             if stop.requested:
                 raise KeyboardInterrupt
@@ -259,15 +314,22 @@ def run_training(config: TrainConfig, run_dir: str | Path,
                 save()
     except KeyboardInterrupt:
         stop.restore()
-        bar.close()
-        if stop.requested and not stop.forced:  # between updates: the state is whole
+        if bar is not None:
+            bar.close()
+        whole = stop.requested and not stop.forced  # stopped between updates or chunks
+        path = None
+        if whole and warming:
+            path = ck_dir / WARM_PROGRESS
+            message = (f"interrupted in the warm start: saved {path} ({warm_done[0]} of "
+                       f"{warm.hands} hands); continue with resume={run_dir}")
+        elif whole:
             path = save()
-            print(f"\ninterrupted: saved {path}; continue with resume={run_dir}")
+            message = (f"interrupted: saved {path} (update {trainer.update}); continue with "
+                       f"resume={run_dir}")
         else:
-            print(f"\ninterrupted; the newest checkpoint in {ck_dir} is where resume= "
-                  f"continues from")
+            message = f"interrupted without saving; {_where_resume_goes_on(run_dir)}"
         writer.close()
-        raise
+        raise TrainingInterrupted(message, path) from None
     stop.restore()
     bar.close()
     elapsed = time.perf_counter() - t_start
@@ -276,7 +338,6 @@ def run_training(config: TrainConfig, run_dir: str | Path,
         print(_eval_line(trainer.update, last_eval))
     path = save()
     plot_run(run_dir)
-    _link_latest(run_dir)
     writer.add_scalar("perf/run_samples_per_s", (trainer.samples - s_start) / max(elapsed, 1e-9),
                       trainer.update)
     writer.close()
@@ -285,14 +346,108 @@ def run_training(config: TrainConfig, run_dir: str | Path,
             "samples_per_s": (trainer.samples - s_start) / max(elapsed, 1e-9)}
 
 
+def resume_point(where: str | Path) -> Path:
+    """What ``resume=WHERE`` continues from: ``WHERE`` itself if it is a file, else the run's
+    newest checkpoint, else its warm start's progress (a run stopped in its warm start)."""
+    try:
+        return latest_checkpoint(where)
+    except CheckpointError:
+        for progress in (Path(where) / "checkpoints" / WARM_PROGRESS,
+                         Path(where) / WARM_PROGRESS):
+            if progress.is_file():
+                return progress
+        raise
+
+
+def _where_resume_goes_on(run_dir: Path) -> str:
+    """Where ``resume=run_dir`` would continue from, in words."""
+    try:
+        point = resume_point(run_dir)
+    except CheckpointError:
+        return f"nothing is saved in {run_dir} yet"
+    return f"resume={run_dir} continues from {point.name}"
+
+
+def _resumed_config(config: TrainConfig, saved: dict, given: set[str] | None) -> TrainConfig:
+    """The config a resumed run goes on with (``run_training`` says how ``given`` counts)."""
+    new = asdict(config)
+    if given is None:
+        ignored = sorted(k for k, v in new.items()
+                         if k not in MAY_CHANGE_ON_RESUME and saved.get(k) != v)
+        if ignored:
+            print(f"resume: using the run's saved config; ignored: {', '.join(ignored)}")
+        return TrainConfig.from_dict({**saved, **{k: new[k] for k in MAY_CHANGE_ON_RESUME}})
+    merged = copy.deepcopy(saved)
+    refused: list[str] = []
+    differences: list[str] = []
+    for key in sorted(given):
+        value = _at(new, key)
+        if key.split(".")[0] in MAY_CHANGE_ON_RESUME:
+            if value is not _MISSING:
+                _put(merged, key, value)
+            continue
+        found = _differences(key, _at(saved, key), value)
+        if found:
+            refused.append(key)
+            differences += found
+    if refused:
+        them = "it" if len(refused) == 1 else "them"
+        raise ConfigError(f"resume: {', '.join(refused)} cannot change when a run continues "
+                          f"({'; '.join(differences)}); drop {them} from the command line, or "
+                          "start a new run without resume=",
+                          key=refused[0], value=_at(new, refused[0]),
+                          allowed="the run's own value")
+    merged["resume"] = new["resume"]
+    return TrainConfig.from_dict(merged)
+
+
+_MISSING = object()
+
+
+def _at(d: Any, key: str) -> Any:
+    """The value at dotted ``key`` in nested dicts (``_MISSING`` where there is none)."""
+    for part in key.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return _MISSING
+        d = d[part]
+    return d
+
+
+def _put(d: dict, key: str, value: Any) -> None:
+    """Set dotted ``key`` in nested dicts, making the dicts on the way."""
+    *path, last = key.split(".")
+    for part in path:
+        if not isinstance(d.get(part), dict):
+            d[part] = {}
+        d = d[part]
+    d[last] = copy.deepcopy(value)
+
+
+def _differences(key: str, run: Any, given: Any) -> list[str]:
+    """``KEY: RUN in the run, GIVEN given`` for each leaf under ``key`` that differs."""
+    if isinstance(run, dict) and isinstance(given, dict):
+        return [line for k in sorted(set(run) | set(given), key=str)
+                for line in _differences(f"{key}.{k}", run.get(k, _MISSING),
+                                         given.get(k, _MISSING))]
+    if run == given:
+        return []
+    return [f"{key}: {_shown(run)} in the run, {_shown(given)} given"]
+
+
+def _shown(value: Any) -> str:
+    return "not set" if value is _MISSING else repr(value)
+
+
 class _StopAtBoundary:
-    """The first Ctrl-C asks the loop to stop after the update in progress (a checkpoint
-    mid-update would hold half-used generators and half-updated weights); a second one
-    interrupts at once. Only in the main thread; restored on the way out."""
+    """The first Ctrl-C asks the run to stop after ``what`` is done (the update or the warm
+    start's chunk in progress: a checkpoint mid-update would hold half-used generators and
+    half-updated weights); a second one interrupts at once. Only in the main thread; restored
+    on the way out."""
 
     def __init__(self):
 
         self.requested = self.forced = False
+        self.what = "this update"
         self._old = None
         if threading.current_thread() is threading.main_thread():
             self._old = signal.signal(signal.SIGINT, self._handle)
@@ -302,7 +457,8 @@ class _StopAtBoundary:
             self.forced = True
             raise KeyboardInterrupt
         self.requested = True
-        print("\nstopping after this update (Ctrl-C again to stop now, without saving)")
+        print(f"\nstopping after {self.what} (Ctrl-C again to stop now, without saving)",
+              flush=True)
 
     def restore(self):
 
@@ -330,8 +486,23 @@ def _truncate_jsonl(path: Path, update: int) -> None:
 
 
 def plot_run(run_dir: str | Path) -> Path | None:
-    """``curves.png`` of a run folder: the evaluations (marks per hand with 95% CIs) and the
-    training curves (mean return, entropies, explained variance, samples/s) by update."""
+    """Draw ``curves.png`` of a run folder (``curves_figure``); None before any update."""
+    fig = curves_figure(run_dir)
+    if fig is None:
+        return None
+    import matplotlib.pyplot as plt  # matplotlib: only to draw the plot (Agg: chosen above)
+
+    path = Path(run_dir) / "curves.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def curves_figure(run_dir: str | Path):
+    """The figure of ``curves.png``, one quantity an axis, each with its unit, by update:
+    duplicate evaluations (marks per hand with 95% CIs), the learner's return per hand, the
+    policy entropies (nats), the explained variance, PPO's approximate KL (nats) and samples
+    per second; titled with the run's name and config. None before any update."""
     import matplotlib  # matplotlib: only to draw the plot
 
     matplotlib.use("Agg")
@@ -342,7 +513,12 @@ def plot_run(run_dir: str | Path) -> Path | None:
     evals = read_jsonl(run_dir / "eval.jsonl")
     if not metrics:
         return None
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7))
+    try:
+        config = json.loads((run_dir / "config.json").read_text())
+    except (OSError, ValueError):
+        config = {}
+    reward = (config.get("algorithm") or {}).get("reward", "marks")
+    fig, axes = plt.subplots(3, 2, figsize=(11, 10))
     u = [m["update"] for m in metrics]
     ax = axes[0, 0]
     names = sorted({k for e in evals for k in e if isinstance(e[k], dict)})
@@ -352,32 +528,59 @@ def plot_run(run_dir: str | Path) -> Path | None:
         ax.plot(x, m, marker="o", label=f"vs {name}")
         ax.fill_between(x, lo, hi, alpha=0.2)
     ax.axhline(0, color="grey", lw=0.8)
-    ax.set_title("duplicate evaluation: marks per hand (95% CI)")
+    ax.set_title("duplicate evaluation (95% CI)")
+    ax.set_ylabel("marks per hand (learner - opponent)")
     if names:
         ax.legend()
-    for ax, keys, title in ((axes[0, 1], ["rollout/learner_return"],
-                             "learner's return per hand vs other opponents"),
-                            (axes[1, 0], ["losses/entropy_bid", "losses/entropy_play",
-                                          "losses/explained_variance"], "entropy, expl. var."),
-                            (axes[1, 1], ["perf/samples_per_s"], "samples per second")):
+    for ax, keys, title, unit in (
+            (axes[0, 1], ["rollout/learner_return"],
+             "learner's return vs opponents other than itself", f"{reward} per hand"),
+            (axes[1, 0], ["losses/entropy_bid", "losses/entropy_play"], "policy entropy",
+             "entropy (nats)"),
+            (axes[1, 1], ["losses/explained_variance"], "value heads: explained variance",
+             "explained variance (1 = exact)"),
+            (axes[2, 0], ["losses/approx_kl"], "PPO: approximate KL per update",
+             "KL divergence (nats)"),
+            (axes[2, 1], ["perf/samples_per_s"], "throughput", "samples per second")):
         for k in keys:
             ax.plot(u, [float("nan") if m.get(k) is None else m[k] for m in metrics],
-                    label=k.split("/")[1])
+                    label=k.split("/")[1].replace("entropy_", ""))
         ax.set_title(title)
+        ax.set_ylabel(unit)
         if len(keys) > 1:
             ax.legend()
     for ax in axes.flat:
         ax.set_xlabel("update")
+    fig.suptitle(f"run {run_dir.resolve().name}\n{config_line(config)}", fontsize=10)
     fig.tight_layout()
-    path = run_dir / "curves.png"
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return fig
+
+
+def config_line(config: dict) -> str:
+    """A run's config in words for a title (wrapped): ruleset and rules, seed, updates and
+    hands, the nets, PPO's learning rate, the opponents, the warm start."""
+    if not config:
+        return "(no config.json)"
+    algo, model, opp, warm = ({**asdict(kind()), **(config.get(name) or {})} for name, kind in (
+        ("algorithm", PPOConfig), ("model", ModelConfig), ("opponents", OpponentsConfig),
+        ("warm_start", WarmStartConfig)))  # the groups' defaults under what the run set
+    rules = config.get("rules") or {}
+    parts = [config.get("ruleset", "standard") + (f" {rules}" if rules else ""),
+             f"seed {config.get('seed')}",
+             f"{config.get('updates')} updates x {algo['tables']} hands",
+             f"nets: play {model['hidden']}x{model['layers']}, bid {model['bid_hidden']}x"
+             f"{model['bid_layers']}, critic {model['critic']}",
+             f"lr {algo['lr']}",
+             "opponents " + ", ".join(f"{k} {opp[k]}" for k in ("self_play", "pool", "heuristic",
+                                                                "random")),
+             f"warm start: {warm['hands']} hands of {warm['agent']}" if warm["hands"]
+             else "no warm start"]
+    return "\n".join(textwrap.wrap("; ".join(parts), 120))
 
 
 def _link_latest(run_dir: Path) -> None:
-    """``<parent>/latest`` -> the run folder, so the newest run has a fixed name
-    (``make_agent({"name": "neural", "path": "runs/train/latest"})``)."""
+    """``<parent>/latest`` -> the run folder (once it has a checkpoint), so the newest run
+    has a fixed name (``make_agent({"name": "neural", "path": "runs/train/latest"})``)."""
     link = run_dir.parent / "latest"
     try:
         if link.is_symlink() or not link.exists():
@@ -396,5 +599,6 @@ def _eval_line(update: int, res: dict) -> str:
     return f"update {update}: " + "; ".join(parts)
 
 
-__all__ = ["EvalConfig", "TrainConfig", "WarmStartConfig", "evaluate", "plot_run",
-           "policy_from_checkpoint", "run_training"]
+__all__ = ["EvalConfig", "TrainConfig", "TrainingInterrupted", "WarmStartConfig", "config_line",
+           "curves_figure", "evaluate", "plot_run", "policy_from_checkpoint", "resume_point",
+           "run_training"]

@@ -26,6 +26,7 @@ from agents.bidding.rule import bid_need
 from agents.bidding.values import CONTRACTS
 from agents.driver import choose
 from agents.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from agents.training.ppo import THREADS, use_threads
 
 
 @dataclass
@@ -40,7 +41,8 @@ class TrainBidConfig:
     # the share of deals held out to measure the net
     val_share: float = setting(0.1, number(above=0, below=1))
     seed: int = setting(0, whole())
-    threads: int = setting(2, whole(1))
+    # torch threads; auto: one a process (why: THREADS in agents/training/ppo.py)
+    threads: int | str = setting("auto", THREADS)
     hidden: int = setting(128, whole(1))
     layers: int = setting(2, whole(1))
     max_hands: int | None = setting(None, whole(1, optional=True))
@@ -69,7 +71,7 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     absolute error of the expected points, and the same figures for a constant predictor
     (each need's and contract's average) as a floor to beat."""
     torch.manual_seed(config.seed)
-    torch.set_num_threads(config.threads)
+    use_threads(config.threads)
     data = _load_dataset(config.data, config.max_hands)
     n = len(data["hands"])
     deals = data["deal"]
@@ -150,7 +152,7 @@ class FinetuneConfig:
     anchor: float = setting(0.5, number(0))
     data: str | None = None  # the dataset for the anchor (default: the net's own)
     seed: int = 0
-    threads: int = 2
+    threads: int | str = setting("auto", THREADS)  # as TrainBidConfig.threads
 
     def __post_init__(self):
         validate(self, "finetune.")
@@ -205,7 +207,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
     starting net. Each round's figures (before training on it: out of sample) are the make
     rate, the mean predicted chance and the calibration error of those predictions."""
     torch.manual_seed(config.seed)
-    torch.set_num_threads(config.threads)
+    use_threads(config.threads)
     ck = load_checkpoint(start, require=("model", "net"))
     if ck.get("kind") != KIND:
         raise CheckpointError(f"{start}: not a bid-net checkpoint")

@@ -20,6 +20,8 @@ optimizer, the pool, the generators, counters).
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
@@ -39,6 +41,36 @@ from agents.base import make_agent
 from agents.nets.policy import ModelConfig, Policy
 
 OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
+
+# ``threads``: "auto" is one thread a process. On two cores shared with any other CPU job,
+# torch's thread pool waits on a busy core at every operation: two training runs at once made
+# 1,206 and 724 samples/s with two threads each, the second 17,500 beside the first with one,
+# against 24,800 for one run alone with two (issue 15). One thread also keeps a run's weights
+# independent of the machine: at other counts MKL splits sums (weight gradients, orthogonal
+# initialisation) by thread and rounds differently, so a run is exactly reproducible only at
+# the same count (cores // processes would tie it to the machine).
+THREADS = Rule(test=lambda v: v == "auto" or (isinstance(v, int) and not isinstance(v, bool)
+                                              and v >= 1),
+               says="'auto' (one thread a process) or a positive whole number")
+
+
+def thread_count(threads: int | str) -> int:
+    """The threads a ``threads`` setting means: ``"auto"`` is 1, a number itself."""
+    return 1 if threads == "auto" else int(threads)
+
+
+def use_threads(threads: int | str) -> int:
+    """Give this process ``thread_count(threads)`` torch threads, and numba as many (set
+    before numba is first imported where it is not yet; numba's pool cannot grow past the
+    size it started with); returns the count."""
+    n = thread_count(threads)
+    torch.set_num_threads(n)
+    numba = sys.modules.get("numba")
+    if numba is None:
+        os.environ["NUMBA_NUM_THREADS"] = str(n)  # read once, when numba is first imported
+    else:
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    return n
 
 
 @dataclass(frozen=True)
@@ -412,4 +444,5 @@ def _plain(x):
     return x
 
 
-__all__ = ["OPPONENT_KINDS", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer"]
+__all__ = ["OPPONENT_KINDS", "THREADS", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer",
+           "thread_count", "use_threads"]
