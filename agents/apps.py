@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
 
 from texas42_env.rules import ConfigError
 
@@ -100,4 +102,35 @@ def run_app(main: Callable[[], Any], prog: str, open_keys: Iterable[str] = ()) -
             os.environ["HYDRA_FULL_ERROR"] = full
 
 
-__all__ = ["hydra_error", "one_line", "run_app"]
+HYDRA_FILES = {".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml"}
+
+
+def drop_if_unused(folder: Path) -> None:
+    """Remove the run folder Hydra made for this command if it holds nothing but Hydra's own
+    record of the command (a resumed run goes on in its own folder; a refused start wrote
+    nothing); a folder with anything else in it is left as it is."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
+    dirs = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_dir()}
+    if not files <= HYDRA_FILES or not dirs <= {".hydra"}:
+        return
+    for name in files:
+        (folder / name).unlink()
+    for empty in (folder / ".hydra", folder):
+        if empty.is_dir():
+            empty.rmdir()
+
+
+@contextmanager
+def tidy_run(folder: Path) -> Iterator[Path]:
+    """Run an app's work in ``folder`` (Hydra's run folder), removing it afterwards if the
+    work left nothing in it (``drop_if_unused``), whether it ended well or not."""
+    try:
+        yield Path(folder)
+    finally:
+        drop_if_unused(Path(folder))
+
+
+__all__ = ["drop_if_unused", "hydra_error", "one_line", "run_app", "tidy_run"]

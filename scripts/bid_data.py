@@ -11,18 +11,24 @@ import sys
 from pathlib import Path
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.bidding.dataset import DataConfig, DatasetError, generate  # noqa: E402
-from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
 
 
 @hydra.main(config_path="../configs", config_name="bid_data", version_base=None)
 def main(cfg: DictConfig) -> None:
+    with tidy_run(Path(HydraConfig.get().runtime.output_dir)):
+        _main(cfg)
+
+
+def _main(cfg: DictConfig) -> None:
     try:
         plain = OmegaConf.to_container(cfg, resolve=True)
         out = plain.pop("out", None)

@@ -20,18 +20,20 @@ from omegaconf.errors import OmegaConfBaseException
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
-from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
 
 
 @hydra.main(config_path="../configs", config_name="tournament", version_base=None)
 def main(cfg: DictConfig) -> None:
     run_dir = Path(HydraConfig.get().runtime.output_dir)
-    try:  # TournamentError (a bad config, a run folder that cannot be resumed) is one of them
-        config = TournamentConfig.from_dict(OmegaConf.to_container(cfg, resolve=True))
-        out = run_tournament(config, run_dir)
-    except (ConfigError, OmegaConfBaseException) as e:
-        raise SystemExit(one_line("tournament", hydra_error(e))) from None
+    # TournamentError (a bad config, a run folder that cannot be resumed) is a ConfigError
+    with tidy_run(run_dir):
+        try:
+            config = TournamentConfig.from_dict(OmegaConf.to_container(cfg, resolve=True))
+            out = run_tournament(config, run_dir)
+        except (ConfigError, OmegaConfBaseException) as e:
+            raise SystemExit(one_line("tournament", hydra_error(e))) from None
     print(f"\nratings (Elo, {config.anchor} = 0, 95% CI):")
     for name, (r, lo, hi) in sorted(out["ratings"].items(), key=lambda kv: -kv[1][0]):
         print(f"  {name:>12} {r:8.0f}  [{lo:.0f}, {hi:.0f}]")

@@ -25,11 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.nets.checkpoint import CheckpointError  # noqa: E402
 from agents.training.app import TrainConfig, run_training  # noqa: E402
-from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from agents.apps import drop_if_unused, hydra_error, one_line, run_app  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-HYDRA_FILES = {".hydra/config.yaml", ".hydra/hydra.yaml", ".hydra/overrides.yaml"}
 
 
 def typed_keys(overrides: list[str]) -> set[str]:
@@ -57,23 +56,6 @@ def _leaves(d: dict, prefix: str) -> set[str]:
         else:
             out.add(f"{prefix}{k}")
     return out
-
-
-def drop_if_unused(folder: Path) -> None:
-    """Remove the run folder Hydra made for this command if it holds nothing but Hydra's own
-    record of the command (a resumed run goes on in its own folder; a refused start wrote
-    nothing); a folder with anything else in it is left as it is."""
-    if not folder.is_dir():
-        return
-    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir()}
-    dirs = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_dir()}
-    if not files <= HYDRA_FILES or not dirs <= {".hydra"}:
-        return
-    for name in files:
-        (folder / name).unlink()
-    for empty in (folder / ".hydra", folder):
-        if empty.is_dir():
-            empty.rmdir()
 
 
 @hydra.main(config_path="../configs", config_name="train", version_base=None)

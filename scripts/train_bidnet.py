@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.training.bidnet import FinetuneConfig, TrainBidConfig, finetune_bidnet, train_bidnet  # noqa: E402
 from agents.nets.checkpoint import CheckpointError  # noqa: E402
 from agents.bidding.dataset import DatasetError  # noqa: E402
-from agents.apps import hydra_error, one_line, run_app  # noqa: E402
+from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
 from texas42_env.config import Rule, build, check, check_keys  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
 
@@ -52,6 +52,11 @@ def _run(fn, total: int, unit: str, desc: str, show: bool, postfix):
 
 @hydra.main(config_path="../configs", config_name="bidnet", version_base=None)
 def main(cfg: DictConfig) -> None:
+    with tidy_run(Path(HydraConfig.get().runtime.output_dir)):
+        _main(cfg)
+
+
+def _main(cfg: DictConfig) -> None:
     try:
         plain = OmegaConf.to_container(cfg, resolve=True)
         show = plain.pop("progress", True)
