@@ -1,5 +1,7 @@
 """PIMC plays only legal moves and searches with the seat's knowledge."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -58,3 +60,22 @@ def test_simulation_bids_are_legal_and_declared_contracts_allowed(bid_eval):
     play_duplicate(RulesConfig.make(), agent, "heuristic", deals=4, seed=9,
                    on_records=recs.extend)
     assert len(recs) == 8
+
+
+@pytest.mark.parametrize("options, says", [({"n_worlds": 0}, "n_worlds must be positive, got 0"),
+                                           ({"n_worlds": "abc"}, "n_worlds must be a positive whole number, got 'abc'"),
+                                           ({"make_prob": 1.5}, "make_prob must be"),
+                                           ({"seed": -1}, "seed must be >= 0, got -1")])
+def test_bad_pimc_settings_are_refused_when_built(options, says):
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=re.escape(says)):
+        make_agent("pimc", **options)
+
+
+@pytest.mark.parametrize("name", ["random", "passive"])
+def test_a_negative_seed_is_refused_by_name(name):
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=re.escape("seed must be >= 0, got -1")):
+        make_agent(name, seed=-1)

@@ -37,6 +37,7 @@ from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, PLAYING, Game, State
 from texas42_env.observation import make_encoder
 from texas42_env.rules import DOUBLES, FOLLOW_ME, NELLO, SEVENS
+from texas42_env.config import check, number, whole
 from texas42_env.sampling import decision_keys, hash_key, keyed_generator
 from texas42_env.worlds import worlds_from_state
 
@@ -56,6 +57,12 @@ class PimcAgent(Agent):
     def __init__(self, n_worlds: int = 16, bid_worlds: int = 16, make_prob: float = 0.6,
                  marks_prob: float = 0.8, margin: int = 0, contracts: int = 3,
                  bidding: str = "simulate", bid_eval: str = "playout", seed: int = 0):
+        for key, value, rule in (("n_worlds", n_worlds, whole(1)), ("bid_worlds", bid_worlds, whole(1)),
+                                 ("make_prob", make_prob, number(0, 1)),
+                                 ("marks_prob", marks_prob, number(0, 1)),
+                                 ("margin", margin, whole(-42, 42)),
+                                 ("contracts", contracts, whole(1, 7)), ("seed", seed, whole(0))):
+            check(key, value, rule)
         if bidding not in ("simulate", "heuristic"):
             raise ValueError(f"bidding: {bidding!r}; allowed: simulate, heuristic")
         if bid_eval not in ("solve", "playout"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from texas42_env.config import check, whole
 from texas42_env.sampling import decision_keys, keyed_uniform_legal, uniform_legal
 
 from agents.base import Agent, register
@@ -35,6 +36,7 @@ class RandomAgent(Agent):
     needs_observation = False
 
     def __init__(self, seed: int = 0):
+        check("seed", seed, whole(0))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
@@ -50,6 +52,7 @@ class PassiveAgent(Agent):
     needs_observation = False
 
     def __init__(self, seed: int = 0):
+        check("seed", seed, whole(0))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
