@@ -18,13 +18,14 @@ from typing import Sequence
 
 from tqdm import tqdm
 
+from texas42_env.core import Game
 from texas42_env.records import (RecordError, json_lines, parse_record, replay, short_message,
                                   shown, write_records)
 from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
 from agents import bench
-from agents.arena.duplicate import play_duplicate, summarize
-from agents.base import make_agent, parse_spec
+from agents.arena.duplicate import play_duplicate, ruleset_fault, summarize
+from agents.base import REGISTRY, make_agent, parse_spec
 from agents.bidding.bidnet import NumpyBidNet
 from agents.ui.demo import demo
 from agents.ui.play import TerminalGame, seat_bots
@@ -230,7 +231,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.records and (why := _unwritable(args.records)):
         return _refuse("match", "--records", why)
     try:
-        rules = RulesConfig.from_options("standard", args.rules)
+        rules = RulesConfig.from_options(args.ruleset, args.rules)
     except ConfigError as e:
         return _refuse("match", "--rules", short_message(str(e)))
     try:
@@ -238,6 +239,19 @@ def _cmd_match(args: argparse.Namespace) -> int:
     except (ValueError, ConfigError) as e:  # a checkpoint that does not load is a ValueError
         print(f"texas42 match: {e}", file=sys.stderr)
         return 2
+    for side, agent in zip("AB", sides):  # before the progress bar: one line, nothing played
+        if (why := ruleset_fault(agent, args.ruleset)) is not None:
+            players = sorted(n for n, f in REGISTRY.items() if ruleset_fault(f, args.ruleset)
+                             is None)
+            return _refuse("match", "--ruleset", f"side {side}: {why}; agents for "
+                           f"{args.ruleset}: {', '.join(players)}")
+    game = Game(rules)
+    for side, agent in zip("AB", sides):
+        try:
+            agent.setup(game)  # e.g. a policy trained for the other ruleset: refused here
+        except ValueError as e:
+            print(f"texas42 match: side {side}: {e}", file=sys.stderr)
+            return 2
     records: list = []
     with tqdm(total=args.deals, desc="match", unit="pair", disable=args.quiet) as bar:
         try:
@@ -250,7 +264,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
     s = summarize(stats, mode=args.mode, seed=args.seed)
     m, lo, hi = s["marks_per_hand"]
     print(f"{sides[0].name} vs {sides[1].name}: {args.deals} deal pairs ({args.mode}), "
-          f"seed {args.seed}")
+          f"seed {args.seed}" + (f", ruleset {args.ruleset}" if args.ruleset != "standard"
+                                 else ""))
     print(f"  marks per hand, A - B: {m:+.3f} [{lo:+.3f}, {hi:+.3f}] (95% CI)")
     print(f"  bids made: A {s['a_made_rate'][0]:.3f}, B {s['b_made_rate'][0]:.3f}; "
           f"hands bid: A {s['a_bid_rate'][0]:.3f}, B {s['b_bid_rate'][0]:.3f}")
@@ -382,6 +397,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--deals", type=_whole(1), default=1000,
                    help="deal pairs (each played twice), at least 1")
     p.add_argument("--mode", choices=("hands", "games"), default="hands")
+    p.add_argument("--ruleset", choices=RULESETS, default="standard",
+                   help=f"the game: {', '.join(RULESETS)} (default standard; six-player: each "
+                   "side holds seats 0/2/4, then 1/3/5 of the same deals)")
     p.add_argument("--seed", type=_whole(0), default=0, help="0 or more (default 0)")
     p.add_argument("--chunk", type=_whole(1), default=1024,
                    help="deal pairs stepped at once, at least 1")

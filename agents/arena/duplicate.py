@@ -1,11 +1,13 @@
 """Duplicate matches: two sides play the same deals twice, seats swapped, so the luck of the
 deal cancels.
 
-A side is one agent (it plays both seats of its team) or two agents as partners (the first
-plays seat 0 of the team, i.e. seats 0 or 1, the second its partner's seat). In orientation 0
-side A holds seats 0 and 2; in orientation 1 it holds seats 1 and 3 of the very same deals.
-``mode="hands"``: each deal is one hand (hand 0 of game ``deal``); ``mode="games"``: each deal
-is a whole game to the target, its hands fixed by (seed, game, hand).
+A side is one agent (it plays every seat of its team) or its partners, one agent a seat of the
+team by role: two in the standard game (the first plays seat 0 or 1, the second its partner's
+seat), three in the six-player game (seats 0/2/4 or 1/3/5, in that order). In orientation 0
+side A holds the even seats (0 and 2; six-player 0, 2 and 4); in orientation 1 the odd ones
+(1 and 3; 1, 3 and 5) of the very same deals. ``mode="hands"``: each deal is one hand (hand 0
+of game ``deal``); ``mode="games"``: each deal is a whole game to the target, its hands fixed
+by (seed, game, hand).
 
 Each deal pair yields marks, bids and makes per side (and game wins in games mode); the
 summary gives the mean marks-per-hand difference, win rate and made rates with bootstrap
@@ -62,18 +64,30 @@ class PairStats:
         return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in cls.FIELDS))
 
 
-def _side(spec) -> list[Agent]:
+def ruleset_fault(agent, ruleset: str) -> str | None:
+    """Why ``agent`` (an ``Agent`` or a registry factory) cannot play ``ruleset``, in words
+    naming the rulesets it plays, or None when it can."""
+    plays = tuple(getattr(agent, "rulesets", (ruleset,)))
+    if ruleset in plays:
+        return None
+    name = getattr(agent, "name", None) or getattr(agent, "__name__", "?")
+    rulesets = "ruleset" if len(plays) == 1 else "rulesets"
+    return f"agent {name!r} plays the {' and '.join(plays)} {rulesets} only, not {ruleset}"
+
+
+def _side(spec, team_seats: int) -> list[Agent]:
+    """The agent of each seat of a team, by role: one agent in every seat, or its partners."""
     if isinstance(spec, Agent):
-        return [spec, spec]
+        return [spec] * team_seats
     if isinstance(spec, (list, tuple)):
         agents = [s if isinstance(s, Agent) else make_agent(s) for s in spec]
         if len(agents) == 1:
-            agents = agents * 2
-        if len(agents) != 2:
-            raise ValueError(f"a side is one agent or two partners, got {len(agents)}")
+            agents = agents * team_seats
+        if len(agents) != team_seats:
+            raise ValueError(f"a side is one agent or {team_seats} partners (one a seat of "
+                             f"its team), got {len(agents)}")
         return agents
-    agent = make_agent(spec)
-    return [agent, agent]
+    return [make_agent(spec)] * team_seats
 
 
 def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "hands",
@@ -83,7 +97,9 @@ def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "
                    progress: Callable[[int], None] | None = None) -> PairStats:
     """Play deals ``first_deal .. first_deal + deals - 1`` twice, seats swapped.
 
-    ``side_a``/``side_b``: an agent, a name or spec, or a list of two (partners).
+    ``side_a``/``side_b``: an agent, a name or spec, or a list of partners (two; six-player
+    three), one a seat of the team by role. An agent that does not play ``rules.ruleset`` is
+    refused (``ValueError`` naming it and the rulesets it plays) before any hand.
     ``on_records`` receives the game records of every finished hand (with the agents by seat);
     ``on_hands(state, tables, orientations)`` the state itself at the tables whose hand just
     ended (before the next is dealt), for figures a record would have to be replayed for;
@@ -91,13 +107,13 @@ def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
-    if rules.ruleset != "standard":
-        raise ValueError("duplicate matches seat two sides of two: the standard ruleset")
     game = Game(rules)
     encoder = make_encoder(game)
-    sides = [_side(side_a), _side(side_b)]
+    sides = [_side(side_a, game.n_seats // 2), _side(side_b, game.n_seats // 2)]
     for side in sides:
         for agent in side:
+            if (why := ruleset_fault(agent, rules.ruleset)) is not None:
+                raise ValueError(why)
             agent.setup(game)
     parts = []
     for lo in range(first_deal, first_deal + deals, chunk):
@@ -115,7 +131,7 @@ def _play_chunk(game, encoder, sides, first, n, mode, seed, on_records, on_hands
     st = game.reset(2 * n, seed=seed, game_ids=np.concatenate([ids, ids]))
     orient = np.repeat([0, 1], n)
     pair = np.concatenate([np.arange(n), np.arange(n)])
-    team_a = orient  # orientation 0: A is team 0; orientation 1: A is team 1
+    team_a = orient  # orientation 0: A is team 0 (even seats); orientation 1: team 1 (odd)
     # controller of (orientation, seat): side (seat % 2 ^ orientation), partner role seat // 2
     agents = []
     ctrl = np.zeros((2, S), np.int64)

@@ -4,6 +4,11 @@
 (each finished match is appended there at once, so an interrupt loses nothing finished),
 in parallel over ``workers`` processes, then writes ``ratings.csv``, ``report.md``,
 ``ratings.png`` and keeps the game records of every hand under ``records/``.
+
+``ruleset`` picks the game (``standard`` or ``six-player``; ``rules`` holds that ruleset's
+rules.md options). In six-player a partnership is three agents, ``{partners: [a, b, c]}``,
+one a seat of the team by role (seats 0/2/4 or 1/3/5 in that order): as many partners as a
+team has seats, so a list never means a different mix under another ruleset.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ from tqdm import tqdm
 
 from texas42_env.config import RULES, Rule, build, check_rules, one_of, setting, validate, whole
 from texas42_env.records import json_lines
-from texas42_env.rules import ConfigError, RulesConfig
+from texas42_env.core import Game
+from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
-from agents.arena.duplicate import MODES, PairStats, pair_scores, play_duplicate, summarize
+from agents.arena.duplicate import (MODES, PairStats, pair_scores, play_duplicate,
+                                    ruleset_fault, summarize)
 from agents.arena.ratings import bootstrap_ratings, openskill_ratings
 from agents.base import REGISTRY, make_agent, spec_name
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint
@@ -39,12 +46,15 @@ class TournamentError(ConfigError):
 
 
 AGENTS = Rule("mapping", test=lambda a: len(a) >= 2,
-              says="a mapping of at least two agents (NAME: SPEC or {partners: [A, B]})")
+              says="a mapping of at least two agents (NAME: SPEC or {partners: [A, B]}; "
+                   "six-player {partners: [A, B, C]})")
+TEAM_SEATS = {"standard": 2, "six-player": 3}  # partners a side takes: one a seat of its team
 
 
 @dataclass
 class TournamentConfig:
-    agents: dict[str, Any] = setting(rule=AGENTS)  # name -> agent spec, or {"partners": [a, b]}
+    agents: dict[str, Any] = setting(rule=AGENTS)  # name -> agent spec, or {"partners": [...]}
+    ruleset: str = setting("standard", one_of(*RULESETS))  # the game; rules: its options
     mode: str = setting("hands", one_of(*MODES))
     deals: int = setting(1000, whole(1))
     seed: int = setting(0, whole(0))
@@ -64,27 +74,45 @@ class TournamentConfig:
         return build(cls, d, error=TournamentError)
 
     def check(self) -> None:
-        """Every value, every agent built once (so a bad spec or a missing checkpoint is named,
-        ``agents.NAME: ...``, before anything is played) and the rules."""
+        """Every value, the rules, every agent built and set up for the game once (so a bad
+        spec, a missing checkpoint or an agent that does not play the ruleset is named,
+        ``agents.NAME: ...``, before anything is played)."""
         validate(self, error=TournamentError)
+        if isinstance(self.rules, dict) and "ruleset" in self.rules:
+            raise TournamentError.at("rules.ruleset", "the ruleset is the top-level key "
+                                     "ruleset (e.g. ruleset=six-player), not a rules option",
+                                     value=self.rules["ruleset"], allowed=RULESETS)
+        rules = check_rules(self.rules, self.ruleset, error=TournamentError)
+        game = Game(rules)
+        n_partners = TEAM_SEATS[self.ruleset]
         for name, spec in self.agents.items():
             key = f"agents.{name}"
             if isinstance(spec, dict) and "partners" in spec:
                 partners = spec["partners"]
                 others = [n for n in self.agents if n != name]
-                if not (isinstance(partners, (list, tuple)) and len(partners) == 2
+                if not (isinstance(partners, (list, tuple)) and len(partners) == n_partners
                         and all(p in others for p in partners)):
                     raise TournamentError(key=f"{key}.partners", value=partners,
-                                          allowed=f"two names of other agents of this "
-                                                  f"tournament ({', '.join(map(str, others))})")
+                                          allowed=f"{_count(n_partners)} names of other agents "
+                                                  f"of this tournament, one a seat of the team "
+                                                  f"in {self.ruleset} "
+                                                  f"({', '.join(map(str, others))})")
                 continue
             try:
-                make_agent(spec)  # fails early, naming the agent, if it cannot be built
+                agent = make_agent(spec)  # fails early, naming the agent, if it cannot be built
             except (ValueError, TypeError, OSError) as e:
                 known = isinstance(spec_name(spec), str) and spec_name(spec) in REGISTRY
                 raise TournamentError.at(key, e, value=spec, allowed=(
                     "a spec the agent can be built from" if known else tuple(sorted(REGISTRY))
                 )) from None
+            if (why := ruleset_fault(agent, self.ruleset)) is not None:
+                raise TournamentError.at(key, why, value=spec,
+                                         allowed=f"an agent that plays {self.ruleset}")
+            try:
+                agent.setup(game)  # e.g. a policy trained for the other ruleset
+            except ValueError as e:
+                raise TournamentError.at(key, e, value=spec,
+                                         allowed="an agent that can play these rules") from None
         if self.anchor is not None and self.anchor not in self.agents:
             raise TournamentError(key="anchor", value=self.anchor,
                                   allowed=f"the agent rated 0: one of "
@@ -94,7 +122,10 @@ class TournamentConfig:
             raise TournamentError(key="gauntlet", value=self.gauntlet,
                                   allowed=f"with format=gauntlet, the agent that meets the "
                                           f"others (one of {', '.join(map(str, self.agents))})")
-        check_rules(self.rules, error=TournamentError)
+
+    def rules_config(self) -> RulesConfig:
+        """The rules every match is played by: ``ruleset`` with the ``rules`` options."""
+        return RulesConfig.from_options(self.ruleset, self.rules)
 
     def matches(self) -> list[tuple[str, str]]:
         names = list(self.agents)
@@ -106,9 +137,12 @@ class TournamentConfig:
 def match_key(cfg: TournamentConfig, a: str, b: str) -> dict:
     """What a match's result depends on. An agent read from a file (``path``: a checkpoint, a
     run folder, a link such as ``runs/train/latest``) is keyed by the file it resolves to
-    now, so a rerun never reuses a match another checkpoint played."""
+    now, so a rerun never reuses a match another checkpoint played. The ruleset is in the key
+    only when it is not standard, so the results of runs before it was a key still resume."""
     key = {"a": a, "b": b, "mode": cfg.mode, "deals": cfg.deals, "seed": cfg.seed,
            "a_spec": cfg.agents[a], "b_spec": cfg.agents[b], "rules": cfg.rules}
+    if cfg.ruleset != "standard":
+        key["ruleset"] = cfg.ruleset
     for side, name in (("a", a), ("b", b)):
         files = _files_of(cfg, name)
         if files:
@@ -128,6 +162,10 @@ def _files_of(cfg: TournamentConfig, name: str) -> list[str]:
         return [os.path.realpath(latest_checkpoint(path))]
     except CheckpointError:  # not a checkpoint (a bid net file, say): the file itself
         return [os.path.realpath(path)]
+
+
+def _count(n: int) -> str:
+    return {2: "two", 3: "three"}.get(n, str(n))
 
 
 def _key_id(key: dict) -> str:
@@ -188,7 +226,7 @@ def _agent(cfg: TournamentConfig, name: str):
 
 
 def _side(cfg: TournamentConfig, name: str):
-    """A side: the agent, or its two partners."""
+    """A side: the agent, or its partners (one a seat of the team)."""
     spec = cfg.agents[name]
     if isinstance(spec, dict) and "partners" in spec:
         return [_agent(cfg, p) for p in spec["partners"]]
@@ -198,7 +236,7 @@ def _side(cfg: TournamentConfig, name: str):
 def _play(job: tuple) -> dict:
     """One match (in a worker process)."""
     cfg, a, b, run_dir = job
-    rules = RulesConfig.from_options("standard", cfg.rules)
+    rules = cfg.rules_config()
     records_path = Path(run_dir) / "records" / f"{a}__vs__{b}.jsonl"
     tmp = records_path.with_suffix(".jsonl.tmp")
     if cfg.records:
@@ -290,7 +328,9 @@ def write_outputs(cfg: TournamentConfig, rows: list[dict], run_dir: Path) -> dic
         team_games += [(ta, tb, float(s)) for s in scores]
     anchor = cfg.anchor if cfg.anchor in cfg.agents else None
     ratings = bootstrap_ratings(games, groups, n_boot=cfg.n_boot, rng=rng, anchor=anchor)
-    mixed = any(isinstance(s, dict) and "partners" in s for s in cfg.agents.values())
+    # OpenSkill (agents.arena.ratings) rates teams of two: the standard game's partnerships
+    mixed = cfg.ruleset == "standard" and any(isinstance(s, dict) and "partners" in s
+                                              for s in cfg.agents.values())
     skill = openskill_ratings(team_games) if mixed else {}
     _write_csv(run_dir / "ratings.csv", ratings, skill)
     _write_report(run_dir / "report.md", cfg, ratings, summaries, skill)
@@ -328,8 +368,9 @@ def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
     names = sorted(ratings, key=lambda n: -ratings[n][0])
     lines = ["# Tournament report", "",
              f"{cfg.format.replace('_', ' ')}, mode `{cfg.mode}`, {cfg.deals} deal pairs a match "
-             f"(every deal played twice, seats swapped), seed {cfg.seed}, rules "
-             f"{cfg.rules or 'standard defaults'}.", "",
+             f"(every deal played twice, seats swapped), seed {cfg.seed}, "
+             + (f"ruleset {cfg.ruleset}, " if cfg.ruleset != "standard" else "")
+             + f"rules {cfg.rules or f'{cfg.ruleset} defaults'}.", "",
              "## Ratings", "",
              f"Bradley-Terry maximum likelihood on the Elo scale, "
              f"{f'`{cfg.anchor}` at 0' if cfg.anchor is not None else 'centred on the mean'}; 95% "
@@ -376,6 +417,11 @@ def _write_report(path: Path, cfg, ratings, summaries, skill) -> None:
                   "partnerships, updates game by game in the order played, ignores the margin "
                   "of a win and splits a team's result between its two partners, so an agent "
                   "carried by a strong partner can rank higher there.", ""]
+    elif cfg.ruleset != "standard" and any(isinstance(spec, dict) and "partners" in spec
+                                           for spec in cfg.agents.values()):
+        lines += ["No OpenSkill ratings: they rate partnerships of two (the standard game's "
+                  "teams); in six-player Bradley-Terry rates every agent, partnerships "
+                  "included.", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
