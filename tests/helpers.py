@@ -48,3 +48,15 @@ def fixed_bidder(curves, **kw):
     agent = FixedBidder(**kw)
     agent.curves = np.asarray(curves, float)
     return agent
+
+
+def tiny_training(**over) -> dict:
+    """A training config of a few seconds: 32 deals an update, small nets, a short warm
+    start (2 updates unless ``over`` says otherwise)."""
+    d = dict(seed=1, updates=2, algorithm=dict(tables=32, minibatch=128, epochs=2),
+             model=dict(hidden=32, bid_hidden=32),
+             opponents=dict(self_play=0.5, pool=0.3, heuristic=0.2, snapshot_every=1),
+             eval=dict(every=2, pairs=10), warm_start=dict(hands=64, epochs=1, minibatch=256),
+             checkpoint_every=1, keep_checkpoints=3, progress=False)
+    d.update(over)
+    return d

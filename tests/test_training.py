@@ -22,26 +22,17 @@ from texas42_env.core import HAND_OVER, Game
 from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
 from texas42_env.rules import ConfigError, RulesConfig
+from helpers import tiny_training
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def restore_threads():
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("restore_torch_threads")
 
 
 def tiny(**over) -> dict:
-    """A run of a few seconds: 4 updates of 32 deals, small nets, a short warm start."""
-    d = dict(seed=1, updates=4, algorithm=dict(tables=32, minibatch=128, epochs=2),
-             model=dict(hidden=32, bid_hidden=32),
-             opponents=dict(self_play=0.5, pool=0.3, heuristic=0.2, snapshot_every=1),
-             eval=dict(every=2, pairs=10), warm_start=dict(hands=64, epochs=1, minibatch=256),
-             checkpoint_every=1, keep_checkpoints=3, threads=1, progress=False)
-    d.update(over)
-    return d
+    """A run of a few seconds (``helpers.tiny_training``)."""
+    return tiny_training(**{**dict(updates=4, threads=1), **over})
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,7 @@ from agents.training.app import (TrainConfig, TrainingInterrupted, curves_figure
 from agents.training.bidnet import FinetuneConfig, TrainBidConfig
 from agents.training.ppo import Trainer
 from texas42_env.rules import ConfigError
+from helpers import tiny_training
 
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT / "scripts" / "train.py"
@@ -43,22 +44,10 @@ TINY_ARGS = ["algorithm.tables=32", "algorithm.minibatch=128", "algorithm.epochs
              "warm_start.epochs=1", "warm_start.minibatch=256"]
 
 
-@pytest.fixture(autouse=True)
-def restore_threads():
-    before = torch.get_num_threads()
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("restore_torch_threads")
 
 
-def tiny(**over) -> dict:
-    """A run of a few seconds: 32 deals an update, small nets, a short warm start."""
-    d = dict(seed=1, updates=2, algorithm=dict(tables=32, minibatch=128, epochs=2),
-             model=dict(hidden=32, bid_hidden=32),
-             opponents=dict(self_play=0.5, pool=0.3, heuristic=0.2, snapshot_every=1),
-             eval=dict(every=2, pairs=10), warm_start=dict(hands=64, epochs=1, minibatch=256),
-             checkpoint_every=1, keep_checkpoints=3, progress=False)
-    d.update(over)
-    return d
+tiny = tiny_training  # a run of a few seconds
 
 
 def tensors(x, where=""):

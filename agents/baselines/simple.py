@@ -29,9 +29,9 @@ def random_legal(agent: Agent, masks: np.ndarray, context) -> np.ndarray:
     return keyed_uniform_legal(masks, keys)
 
 
-@register("random")
-class RandomAgent(Agent):
-    """Uniformly random legal actions."""
+class _Seeded(Agent):
+    """An agent of random choices: keyed by the decision given a context, else from a
+    generator of its own seed."""
 
     needs_observation = False
 
@@ -39,22 +39,20 @@ class RandomAgent(Agent):
         check("seed", seed, whole(0))
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+
+
+@register("random")
+class RandomAgent(_Seeded):
+    """Uniformly random legal actions."""
 
     def act(self, observations, masks, context=None):
         return random_legal(self, masks, context)
 
 
 @register("passive")
-class PassiveAgent(Agent):
+class PassiveAgent(_Seeded):
     """Passes whenever it may; bids the least it can when it must; plays at random. A weak
     yardstick: it never takes a hand it was not forced into."""
-
-    needs_observation = False
-
-    def __init__(self, seed: int = 0):
-        check("seed", seed, whole(0))
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
 
     def act(self, observations, masks, context=None):
         actions = random_legal(self, masks, context)
