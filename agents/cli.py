@@ -425,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="the deals and the bots' own draws, 0 or more")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--partner", default=None, help="your partner(s): NAME or "
-                   "NAME:KEY=VALUE,... (default heuristic; six-player random)")
+                   "NAME:KEY=VALUE,... (default heuristic)")
     p.add_argument("--opponents", default=None, help="the other team, the same way")
     p.add_argument("--bot", action="append", default=[], metavar="SEAT=AGENT",
                    help="the agent at one seat (repeatable; over --partner/--opponents)")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents.baselines.heuristic  # noqa: F401  (registers "heuristic")
 from agents import make_agent
 from agents.arena.duplicate import play_duplicate, summarize
 from agents.baselines.simple import RandomAgent
@@ -72,11 +71,11 @@ def _decide(game, st, agent=None):
 # ------------------------------------------------------------------ legality
 
 
-def test_registered_by_name_and_plays_only_the_standard_ruleset():
+def test_registered_by_name_and_plays_both_rulesets():
     agent = make_agent("heuristic")
     assert isinstance(agent, HeuristicAgent) and agent.name == "heuristic"
-    with pytest.raises(ValueError, match="does not play ruleset"):
-        agent.setup(Game(preset("six-player")))
+    assert agent.rulesets == ("standard", "six-player")
+    agent.setup(Game(preset("six-player")))  # the six-player rules of thumb (heuristic_six)
 
 
 @pytest.mark.parametrize("rules", RULE_VARIANTS, ids=lambda r: str(r.options()) or "standard")

@@ -166,11 +166,11 @@ def test_answers_in_other_spellings():
 
 
 def test_standard_only_agents_are_refused_in_the_six_player_game():
-    with pytest.raises(ValueError, match="seat 1: agent 'heuristic' plays the standard "
-                                         "ruleset only.*random"):
-        make_bot("heuristic", Game(SIX), 1)
+    with pytest.raises(ValueError, match="seat 1: agent 'pimc' plays the standard "
+                                         "ruleset only.*heuristic.*random"):
+        make_bot("pimc", Game(SIX), 1)
     specs = seat_bots(SIX, 0)
-    assert sorted(specs) == [1, 2, 3, 4, 5] and set(specs.values()) == {"random"}
+    assert sorted(specs) == [1, 2, 3, 4, 5] and set(specs.values()) == {"heuristic"}
     specs = seat_bots(RulesConfig.make(), 1, partner="pimc", opponents="random",
                       per_seat={2: "passive"})
     assert specs == {3: "pimc", 0: "random", 2: "passive"}

@@ -23,8 +23,8 @@ GOLDEN = json.loads((Path(__file__).parent / "data" / "golden_matches.json").rea
 
 
 class StandardOnly(RandomAgent):
-    """A random player that says it plays the standard game only (as the heuristic does
-    today), so the refusals are tested whatever agents learn six-player later."""
+    """A random player that says it plays the standard game only, so the refusals are
+    tested whatever agents learn six-player later."""
 
     name = "standard_only"
     rulesets = ("standard",)

@@ -235,16 +235,16 @@ def test_bad_values_are_config_errors_that_name_the_option(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
-def test_six_player_with_the_heuristic_is_a_config_error():
-    six = dict(ruleset="six-player", eval=dict(against=[]), warm_start=dict(hands=0))
-    with pytest.raises(ConfigError, match="opponents.heuristic"):
-        TrainConfig.from_dict(tiny(**six, opponents=dict(heuristic=0.2))).parts()
-    with pytest.raises(ConfigError, match=r"eval.against=\[\]"):
-        TrainConfig.from_dict(tiny(ruleset="six-player", warm_start=dict(hands=0),
-                                   opponents=dict(heuristic=0))).parts()
-    with pytest.raises(ConfigError, match="warm_start.hands=0"):
-        TrainConfig.from_dict(tiny(ruleset="six-player", eval=dict(against=[]),
-                                   opponents=dict(heuristic=0))).parts()
+def test_six_player_trains_against_the_heuristic_and_is_rated_in_the_arena(tmp_path):
+    config = TrainConfig.from_dict(tiny(
+        ruleset="six-player", updates=2, eval=dict(every=2, pairs=6, against=["heuristic"]),
+        warm_start=dict(hands=32, epochs=1, minibatch=256),
+        opponents=dict(self_play=0.4, pool=0.3, heuristic=0.3, snapshot_every=1)))
+    out = run_training(config, tmp_path / "six")
+    assert out["update"] == 2
+    rows = [json.loads(x) for x in (tmp_path / "six" / "eval.jsonl").read_text().splitlines()]
+    assert rows and rows[-1]["heuristic"]["pairs"] == 6
+    assert len(rows[-1]["heuristic"]["marks_per_hand"]) == 3
 
 
 def test_six_player_self_play_trains(tmp_path):

@@ -1,4 +1,5 @@
-"""A rule-based player of the standard game, written from 42 strategy.
+"""A rule-based player of the standard game, written from 42 strategy (a six-player game is
+handed to the Texas 88 rules of thumb of ``heuristic_six.py`` at ``setup``).
 
 ``HeuristicAgent`` sees what any seat sees: the imperfect-information observation (decoded by
 field name from the game's ``ObservationEncoder``) and the legal mask. Which tiles follow
@@ -81,6 +82,7 @@ from texas42_env.observation import make_encoder
 from texas42_env.rules import FOLLOW_ME, NELLO, SEVENS, TRUMP_SUIT
 
 from agents.base import Agent, Context, register
+from agents.baselines.heuristic_six import SixPlayerHeuristic
 
 ALL_TILES = (1 << T.N_TILES) - 1
 COUNT = [int(x) for x in T.COUNT]
@@ -100,9 +102,11 @@ def _popcount(m: int) -> int:
 
 @register("heuristic")
 class HeuristicAgent(Agent):
-    """Rule-based 42: bid backwards, pull trumps, walk doubles, feed the partner count."""
+    """Rule-based 42: bid backwards, pull trumps, walk doubles, feed the partner count. A
+    six-player game is handed to ``SixPlayerHeuristic`` (``heuristic_six.py``) at ``setup``."""
 
-    rulesets = ("standard",)
+    rulesets = ("standard", "six-player")
+    _six = None  # the six-player player, when set up for a six-player game
 
     # Bidding backwards: the points a hand loses, per tile, fitted (least squares) to the
     # points taken in 40,000 self-play hands, each played out by the four heuristic seats
@@ -127,6 +131,11 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ setup
     def setup(self, game: Game) -> "HeuristicAgent":
         super().setup(game)
+        # Texas 88 has rules of thumb of its own
+        self._six = SixPlayerHeuristic(self.seed).setup(game) if game.six else None
+        if self._six is not None:
+            self.fallbacks = 0
+            return self
         self.encoder = make_encoder(game)
         self.rules = game.rules
         sp = game.actions
@@ -164,6 +173,10 @@ class HeuristicAgent(Agent):
     def act(self, observations: np.ndarray, masks: np.ndarray,
             context: Context | None = None) -> np.ndarray:
         """One action per row; only the observations and masks are read (no ``context``)."""
+        if self._six is not None:
+            actions = self._six.act(observations, masks, context)
+            self.fallbacks = self._six.fallbacks
+            return actions
         obs = np.asarray(observations, np.float32)
         masks = np.asarray(masks, bool)
         n = masks.shape[0]

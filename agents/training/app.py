@@ -148,16 +148,6 @@ class TrainConfig:
                                   "choose an agent that plays from observations",
                                   key=where, value=name,
                                   allowed="an agent that plays from observations")
-        if rules.ruleset != "standard":
-            if ev.against or (warm.hands and spec_name(warm.agent) != "random"):
-                raise ConfigError("the heuristic and the duplicate arena play the standard "
-                                  "ruleset only: set eval.against=[] and warm_start.hands=0 "
-                                  f"for {rules.ruleset!r}", key="eval.against",
-                                  value=ev.against, allowed="[] for this ruleset")
-            if max(opp._ends("heuristic")) > 0:
-                raise ConfigError(f"opponents.heuristic must be 0 for {rules.ruleset!r} "
-                                  "(the heuristic plays the standard ruleset)",
-                                  key="opponents.heuristic", value=opp.heuristic, allowed=0)
         return rules, model, ppo, opp, ev, warm
 
 

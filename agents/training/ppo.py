@@ -190,7 +190,7 @@ class Trainer:
         self.samples = 0
         self.hands = 0
         self._pool_policies: list[Policy] = []
-        self._heuristic = None  # built when first drawn (it plays the standard ruleset only)
+        self._heuristic = None  # built when first drawn
 
     # ------------------------------------------------------------------ rollout
     def _opponent_policy(self, j: int) -> Policy:

@@ -46,8 +46,8 @@ class Quit(Exception):
 
 
 def default_bot(ruleset: str) -> str:
-    """The bots' agent when none is named: the heuristic plays the standard game only."""
-    return "heuristic" if ruleset == "standard" else "random"
+    """The bots' agent when none is named: the heuristic (it plays both rulesets)."""
+    return "heuristic"
 
 
 def _agents_for(ruleset: str) -> list[str]:
