@@ -110,9 +110,24 @@ class ObservationEncoder:
         self.fields = tuple(fields)
         self.size = off
         self._off = {f.name: f.offset for f in self.fields}
+        self._named = {f.name: f for f in self.fields}
 
     def _extra_fields(self) -> list[tuple[str, int, str]]:
         return []
+
+    def field(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """Field ``name`` of observations ``obs`` [n, size] (a view, [n, field size])."""
+        f = self._named[name]
+        return obs[:, f.offset:f.offset + f.size]
+
+    def index(self, obs: np.ndarray, name: str, shape: tuple[int, ...] | None = None
+              ) -> np.ndarray:
+        """The index of the set entry of one-hot field ``name`` (its last axis after
+        reshaping to ``shape``), -1 where none is set."""
+        f = self.field(obs, name)
+        if shape is not None:
+            f = f.reshape((len(obs),) + shape)
+        return np.where(f.any(axis=-1), f.argmax(axis=-1), -1)
 
     def describe(self) -> str:
         """The layout as a Markdown table."""

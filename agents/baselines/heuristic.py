@@ -162,8 +162,6 @@ class HeuristicAgent(Agent):
                                     key=lambda t, c=c: -self._rank[c][TRUMP_SUIT][t])
                              for c in range(nc)]
         self._evaluate = lru_cache(maxsize=1 << 16)(self._evaluate_hand)
-        o = {f.name: (f.offset, f.size) for f in self.encoder.fields}
-        self._o = o
         self._w28 = (1 << np.arange(T.N_TILES, dtype=np.int64))
         self._w9 = (1 << np.arange(9, dtype=np.int64))
         self.fallbacks = 0  # decisions where a rule proposed an illegal action (should stay 0)
@@ -195,15 +193,10 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ decoding
     def _field(self, obs, name):
-        off, size = self._o[name]
-        return obs[:, off:off + size]
+        return self.encoder.field(obs, name)
 
     def _one_hot(self, obs, name, shape=None):
-        """Index of the set entry of a one-hot field (last axis), -1 where none is set."""
-        f = self._field(obs, name)
-        if shape is not None:
-            f = f.reshape((len(obs),) + shape)
-        return np.where(f.any(axis=-1), f.argmax(axis=-1), -1)
+        return self.encoder.index(obs, name, shape)
 
     def _tiles(self, f):
         """Bitmasks of tile indicator arrays [..., 28] (as int64)."""

@@ -132,7 +132,6 @@ class SixPlayerHeuristic(Agent):
         self._trump_order = [sorted(_bits(self._trumps[c]),
                                     key=lambda t, c=c: -self._rank[c][TRUMP_SUIT][t])
                              for c in range(nc)]
-        self._o = {f.name: (f.offset, f.size) for f in self.encoder.fields}
         self._w28 = 1 << np.arange(T.N_TILES, dtype=np.int64)
         self._w9 = 1 << np.arange(9, dtype=np.int64)
         self._est_cache: dict = {}
@@ -158,15 +157,10 @@ class SixPlayerHeuristic(Agent):
 
     # ------------------------------------------------------------------ decoding
     def _field(self, obs, name):
-        off, size = self._o[name]
-        return obs[:, off:off + size]
+        return self.encoder.field(obs, name)
 
     def _one_hot(self, obs, name, shape=None):
-        """Index of the set entry of a one-hot field (last axis), -1 where none is set."""
-        f = self._field(obs, name)
-        if shape is not None:
-            f = f.reshape((len(obs),) + shape)
-        return np.where(f.any(axis=-1), f.argmax(axis=-1), -1)
+        return self.encoder.index(obs, name, shape)
 
     def _copies(self, f):
         """(types held at least once, types held twice) bitmasks of a count field [n, 28]
