@@ -7,6 +7,10 @@ import pytest
 
 from agents.arena.duplicate import play_duplicate
 from agents.baselines.pimc import PimcAgent
+from agents.driver import act_rows, play_out
+from texas42_env.actions import NO_ACTION
+from texas42_env.core import HAND_OVER, PLAYING, Game
+from texas42_env.observation import make_encoder
 from texas42_env.rules import RulesConfig
 
 
@@ -79,3 +83,60 @@ def test_a_negative_seed_is_refused_by_name(name):
 
     with pytest.raises(ValueError, match=re.escape("seed must be >= 0, got -1")):
         make_agent(name, seed=-1)
+
+
+def _declared(rules: RulesConfig, contract: str, n: int, seed: int):
+    """``n`` tables of ``rules`` at the opening lead of ``contract``: the first bidder opens
+    1m, the others pass, it declares."""
+    game = Game(rules)
+    st = game.reset(n, seed=seed)
+    for i in range(4):
+        game.step(st, np.full(n, game.actions.id("1m" if i == 0 else "pass")))
+    game.step(st, np.full(n, game.actions.id(contract)))
+    return game, st
+
+
+class _RankSolver:
+    """A stand-in for the solver: each legal play's value is its place among the legal plays
+    by tile id (0 for the lowest), so the side that wants most picks the highest tile id and
+    the side that wants fewest the lowest."""
+
+    def position(self, game, worlds, k):
+        legal = np.flatnonzero(worlds.legal[k, game.actions.play0:])
+        return int(worlds.to_move[k]), {int(t): i for i, t in enumerate(legal)}
+
+
+@pytest.mark.parametrize("contract, rules", [("nello", {}), ("sevens", {"sevens": True}),
+                                             ("5s", {})])
+def test_pimc_searches_every_contract_for_its_sides_objective(monkeypatch, contract, rules):
+    """Nello values are the bidder's tricks (the bidder wants fewest, the opponents most);
+    sevens and suit values are the bidding team's (it wants most, the others fewest)."""
+    monkeypatch.setattr("agents.search.solver._solver", lambda: _RankSolver())
+    game, st = _declared(RulesConfig.make(**rules), contract, 64, seed=4)
+    agent = PimcAgent(n_worlds=2, seed=1).setup(game)
+    enc = make_encoder(game)
+    rng = np.random.default_rng(0)
+    seen = set()
+    p0 = game.actions.play0
+    for _ in range(6):  # a few plays in, each side to move with a choice somewhere
+        rows = np.flatnonzero(st.legal[:, p0:].sum(1) >= 2)
+        got = act_rows(game, st, agent, rows, enc)
+        for r, a in zip(rows, got):
+            legal = np.flatnonzero(st.legal[r, p0:])
+            seat, bidder = int(st.to_move[r]), int(st.bidder[r])
+            most = seat != bidder if contract == "nello" else (seat & 1) == (bidder & 1)
+            assert a - p0 == (legal.max() if most else legal.min()), (contract, seat, bidder)
+            seen.add(most)
+        pick = np.array([p0 + rng.choice(np.flatnonzero(x[p0:])) if x[p0:].any() else 0
+                         for x in st.legal])
+        game.step(st, np.where(st.phase == PLAYING, pick, NO_ACTION))
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("contract, rules", [
+    ("nello", {"nello_doubles": "low"}), ("nello", {"nello_doubles": "own_suit"}),
+    ("sevens", {"sevens": True, "sevens_tie": "bidder"})])
+def test_pimc_plays_legal_whole_nello_and_sevens_hands_with_the_solver(contract, rules):
+    game, st = _declared(RulesConfig.make(**rules), contract, 2, seed=6)
+    play_out(game, st, PimcAgent(n_worlds=3, seed=2).setup(game))  # an illegal play raises
+    assert (st.phase >= HAND_OVER).all() and (st.made >= 0).all()

@@ -129,13 +129,76 @@ def test_analyse_play_judges_from_the_movers_side():
     assert best.loss == 0
 
 
-def test_analyse_says_the_solver_does_not_cover_nello_sevens_or_six_player():
-    nello = record(bids=["1m", "pass", "pass", "pass"], contract="nello", plays=["6-0"])
-    text = "\n".join(show_record(parse_record(nello), analyse=True))
-    assert "analysis: none (the solver does not cover nello" in text and "lost" not in text
+def test_analyse_says_the_solver_does_not_cover_six_player():
     six = random_record(RulesConfig.make("six-player"), 3)
     text = "\n".join(show_record(parse_record(six), analyse=True))
-    assert "the solver does not cover the six-player ruleset" in text
+    assert "analysis: none (the solver does not cover the six-player ruleset)" in text
+    assert "lost" not in text
+
+
+def nello_blunder_record(seed: int = 11):
+    """A nello hand (1m by the first bidder) played perfectly by the solver's values (the
+    bidder fewest tricks, the opponents most) but for the first play that gives a trick
+    away: (the record, that play's index, the tricks it gives away, the mover's seat)."""
+    game = Game()
+    st = game.reset(1, seed=seed)
+    for i in range(4):
+        game.step(st, np.array([game.actions.id("1m" if i == 0 else "pass")]))
+    game.step(st, np.array([game.actions.id("nello")]))
+    blunder = None
+    while int(st.phase[0]) == PLAYING:
+        values = solve_position(game, st, 0)["values"]
+        seat = int(st.to_move[0])
+        sign = -1 if seat == int(st.bidder[0]) else 1
+        ranked = sorted(values, key=lambda t: -sign * values[t])
+        pick = ranked[0]
+        if blunder is None and values[ranked[0]] != values[ranked[-1]]:
+            pick = ranked[-1]
+            blunder = (int(st.n_plays[0]), sign * (values[ranked[0]] - values[pick]), seat)
+        game.step(st, np.array([game.actions.id(pick)]))
+    return record_from_state(game, st, 0), blunder
+
+
+def test_analyse_judges_nello_plays_in_tricks_from_the_movers_side():
+    for seed in range(11, 40):
+        rec, blunder = nello_blunder_record(seed)
+        if blunder is not None:
+            break
+    assert blunder is not None
+    index, loss, seat = blunder
+    assert loss > 0
+    lines = show_record(parse_record(rec), analyse=True)
+    found = [int(m.group(1)) for x in lines if (m := re.search(r"lost (\d+)", x))]
+    assert len(found) == len(rec["plays"])
+    assert found[index] == loss and "MISTAKE" in [x for x in lines if "lost" in x][index]
+    assert [v for i, v in enumerate(found) if i != index] == [0] * (len(found) - 1)
+    team = [x for x in lines if x.startswith("analysis")][0]
+    assert team.startswith("analysis, tricks given away against perfect play: ")
+    assert f"team {seat & 1} {loss} (1 mistake)" in team
+    assert f"team {1 - (seat & 1)} 0 (0 mistakes)" in team
+    game, st = replayed({**rec, "plays": rec["plays"][:index]})
+    v = analyse_play(game, st, game.actions.id(rec["plays"][index]))
+    assert v.loss == loss and v.tile not in v.best
+    assert analyse_play(game, st, game.actions.id(v.best[0])).loss == 0
+
+
+def test_analyse_covers_sevens_where_every_legal_play_is_as_good():
+    rules = RulesConfig.make(sevens=True)
+    game = Game(rules)
+    st = game.reset(1, seed=5)
+    for i in range(4):
+        game.step(st, np.array([game.actions.id("1m" if i == 0 else "pass")]))
+    game.step(st, np.array([game.actions.id("sevens")]))
+    rng = np.random.default_rng(5)
+    while int(st.phase[0]) == PLAYING:
+        game.step(st, uniform_legal(game.legal_mask(st), rng))
+    rec = record_from_state(game, st, 0)
+    lines = show_record(parse_record(rec), analyse=True)
+    found = [int(m.group(1)) for x in lines if (m := re.search(r"lost (\d+)", x))]
+    assert len(found) == len(rec["plays"]) and set(found) == {0}
+    team = [x for x in lines if x.startswith("analysis")][0]
+    assert team == ("analysis, tricks given away against perfect play: "
+                    "team 0 0 (0 mistakes); team 1 0 (0 mistakes)")
 
 
 def test_a_record_over_several_lines_is_one_record():

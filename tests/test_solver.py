@@ -21,6 +21,7 @@ from texas42_env.sampling import uniform_legal
 STANDARD = Game()
 PLAY_OUT = Game(RulesConfig.make(play_out=True))
 OWN_SUIT = Game(RulesConfig.make(play_out=True, follow_me_doubles="own_suit"))
+SIX = Game(RulesConfig.make("six-player"))
 
 
 # ----------------------------------------------------------------------------- brute force
@@ -172,13 +173,8 @@ def test_solving_a_record_equals_solving_its_state():
     assert all(list(g["values"]) == sorted(g["values"]) for g in got)
 
 
-NELLO = record(bids=["1m", "pass", "pass", "pass"], contract="nello", plays=["6-6"])
-SEVENS = record(bids=["1m", "pass", "pass", "pass"], contract="sevens", sevens=True)
-
-
 @pytest.mark.parametrize("rec, words", [
-    (NELLO, "nello"),
-    (SEVENS, "sevens"),
+    (record_from_state(SIX, SIX.reset(1), 0), "standard ruleset only, not 'six-player'"),
     (record(bids=["30", "pass"]), "not in the play phase (phase bid)"),
     (record(bids=["30", "pass", "pass", "pass"]), "not in the play phase (phase declare)"),
     (record(bids=["30", "pass", "pass", "pass"], contract="6s",
@@ -202,15 +198,9 @@ def test_a_bad_line_is_an_error_line_and_the_next_is_solved():
     assert out[3]["values"] == {"4-0": 40, "5-5": 24}
 
 
-def test_solve_position_refuses_nello_sevens_and_six_player_by_name():
+def test_solve_position_refuses_six_player_by_name_and_positions_out_of_play():
     from texas42_env.worlds import replayed
 
-    for rec, name in ((NELLO, "nello"), (SEVENS, "sevens")):
-        game, st = replayed(rec)
-        with pytest.raises(ValueError, match=name):
-            solve_position(game, st, 0)
-        with pytest.raises(ValueError, match=name):
-            solve_value(game, st, 0)
     six = Game(RulesConfig.make("six-player"))
     with pytest.raises(ValueError, match="six-player"):
         solve_position(six, six.reset(1), 0)

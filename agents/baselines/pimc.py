@@ -3,7 +3,9 @@
 Play: for each decision the agent samples ``n_worlds`` complete deals consistent with what
 its seat knows (``texas42_env.worlds``: exact, uniform), solves each with the exact solver
 (``agents.solver``: every hand visible, perfect play by both sides) and plays the move with
-the best average for its team.
+the best average for its side: the bidding team's points in a suit, doubles or follow-me
+hand; in nello the bidder's tricks (the bidder fewest, the opponents most); in sevens the
+bidding team's tricks (it most, the others fewest).
 
 Bidding and declaring simulate the hand: ``bid_worlds`` worlds are sampled for the seat's
 hand and, for each candidate contract (its longest suits, doubles, follow-me), played from
@@ -15,9 +17,9 @@ chance of making a level is the share of worlds where the declaring team takes i
 the agent bids the least legal level it makes with chance >= ``make_prob`` (more only
 preempts: every points bid is worth one mark), bids marks when it takes all 42 with chance
 >= ``marks_prob`` (the most the ladder allows at >= 0.9), does not overcall its partner on
-points, and declares the contract likeliest to make the bid. Nello, sevens, plunge and splash
-are left to the heuristic (the solver does not cover nello and sevens). The figures for a
-hand are cached, so bidding and declaring reuse them.
+points, and declares the contract likeliest to make the bid. Bidding and declaring nello and
+sevens, plunge and splash are left to the heuristic (their play is searched as above). The
+figures for a hand are cached, so bidding and declaring reuse them.
 
 Its draws are keyed (``texas42_env.sampling``): a play decision's worlds come from a
 generator seeded by the decision's key, a hand's bidding worlds from one seeded by what the
@@ -78,7 +80,8 @@ class PimcAgent(Agent):
     def setup(self, game):
 
         super().setup(game)
-        # nello and sevens play (and bidding with bidding="heuristic") go to the heuristic
+        # bidding with bidding="heuristic", and nello, sevens, plunge and splash bids, go to
+        # the heuristic
         self.fallback = HeuristicAgent().setup(game)
         return self
 
@@ -88,7 +91,7 @@ class PimcAgent(Agent):
         out = self.fallback.act(observations, masks)
         for i, (t, s) in enumerate(zip(context.tables, context.seats)):
             phase = int(context.state.phase[t])
-            if phase == PLAYING and int(context.state.contract[t]) not in (NELLO, SEVENS):
+            if phase == PLAYING:
                 out[i] = self._play(context, int(t), int(s), masks[i])
             elif phase == BIDDING and self.bidding == "simulate":
                 out[i] = self._bid(context, int(t), int(s), masks[i], int(out[i]))
@@ -111,7 +114,11 @@ class PimcAgent(Agent):
                 total[tile] += v
         p0 = game.actions.play0
         legal = np.flatnonzero(mask[p0:])
-        mine = (s & 1) == (int(st.bidder[t]) & 1)
+        bidder = int(st.bidder[t])
+        if int(st.contract[t]) == NELLO:  # values are the bidder's tricks: it wants fewest
+            mine = s != bidder
+        else:  # the bidding team's points (sevens: tricks): it wants most
+            mine = (s & 1) == (bidder & 1)
         scores = total[legal] if mine else -total[legal]
         return p0 + int(legal[np.argmax(scores)])
 

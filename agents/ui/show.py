@@ -1,7 +1,7 @@
 """``texas42 show``: records told hand by hand, trick by trick (``texas42_env.narrator``),
 with the solver's verdict on each play under ``--analyse``. ``analyse_play`` is the solver's
-verdict on one play: the points it gives away against perfect play, from the mover's team's
-side.
+verdict on one play: what it gives away against perfect play, from the mover's side: points,
+or tricks in nello (the bidder wants fewest) and sevens (the bidding team wants every one).
 """
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from texas42_env import tiles as T
 from texas42_env.core import HAND_OVER, PHASE_NAMES, PLAYING, Game, State
 from texas42_env.narrator import Narrator, tiles_text
 from texas42_env.records import Record, exchange_actions, read_records, replay, start_state
-from texas42_env.rules import CONTRACT_NAMES, NELLO, SEVENS
+from texas42_env.rules import NELLO, SEVENS
 
 
 # ----------------------------------------------------------------------------- analysis
 @dataclass
 class Verdict:
-    """The solver's judgement of one play: ``values`` are the bidding team's final points
-    after each legal play (perfect play after it), ``loss`` the points the play gives away
-    against the best one, from the mover's team's side (0 for a best play)."""
+    """The solver's judgement of one play: ``values`` are the solver's values after each
+    legal play (perfect play after it: the bidding team's final points; nello, the bidder's
+    tricks; sevens, the bidding team's tricks), ``loss`` what the play gives away against the
+    best one, from the mover's side (0 for a best play)."""
 
     seat: int
     tile: str
@@ -37,15 +38,17 @@ def analysable(game: Game, st: State) -> str | None:
     """Why the solver cannot judge the plays of table 0's hand (None when it can)."""
     if game.rules.ruleset != "standard":
         return f"the solver does not cover the {game.rules.ruleset} ruleset"
-    c = int(st.contract[0])
-    if c in (NELLO, SEVENS):
-        return f"the solver does not cover {CONTRACT_NAMES[c]} (suits, doubles and follow-me only)"
     return None
 
 
+def loss_unit(st: State) -> str:
+    """What table 0's verdicts count: tricks in nello and sevens, else points."""
+    return "tricks" if int(st.contract[0]) in (NELLO, SEVENS) else "points"
+
+
 def analyse_play(game: Game, st: State, action: int) -> Verdict:
-    """The verdict on playing ``action`` at table 0 of ``st`` (standard ruleset, play phase,
-    a suit, doubles or follow-me contract); the state is not changed."""
+    """The verdict on playing ``action`` at table 0 of ``st`` (standard ruleset, play phase);
+    the state is not changed."""
     tile = T.TILE_NAMES[action - game.actions.play0]
     seat = int(st.to_move[0])
     legal = [T.TILE_NAMES[a - game.actions.play0] for a in np.flatnonzero(st.legal[0])]
@@ -55,7 +58,11 @@ def analyse_play(game: Game, st: State, action: int) -> Verdict:
     from agents.search.solver import solve_position  # numba: compiled when first needed
 
     values = solve_position(game, st, 0)["values"]
-    sign = 1 if (seat & 1) == (int(st.bidder[0]) & 1) else -1  # the mover's side
+    bidder = int(st.bidder[0])
+    if int(st.contract[0]) == NELLO:  # the bidder wants fewest tricks, the opponents most
+        sign = -1 if seat == bidder else 1
+    else:  # the bidding team wants most points (sevens: tricks), the others fewest
+        sign = 1 if (seat & 1) == (bidder & 1) else -1
     best_value = max(sign * v for v in values.values())
     best = [t for t, v in values.items() if sign * v == best_value]
     return Verdict(seat, tile, best_value - sign * values[tile], best, values)
@@ -70,7 +77,7 @@ def verdict_note(v: Verdict) -> str:
 # ----------------------------------------------------------------------------- records
 def show_record(record: Record, analyse: bool = False) -> list[str]:
     """A record told hand by hand, trick by trick; with ``analyse``, each play's verdict and
-    the points each team gave away."""
+    what each team gave away (points; nello and sevens, tricks)."""
     game, st = start_state(record)
     raw = record.raw
     narrator = Narrator(game)
@@ -115,7 +122,7 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
         if why:
             lines.append(f"analysis: none ({why})")
         else:
-            lines.append("analysis, points given away against perfect play: " + "; ".join(
+            lines.append(f"analysis, {loss_unit(st)} given away against perfect play: " + "; ".join(
                 f"team {t} {lost[t][0]} ({lost[t][1]} mistake{'s' * (lost[t][1] != 1)})"
                 for t in (0, 1)))
     return lines
