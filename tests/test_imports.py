@@ -99,10 +99,15 @@ def violations(root: Path) -> list[str]:
     """Every breach of the rules above in the packages under ``root``."""
     out = []
     graph: dict[str, set[str]] = {}
-    heavy_modules = {module_name(root, path) for pkg in PACKAGES
-                     for path in (root / pkg).rglob("*.py")
-                     if any(t.split(".")[0] in HEAVY and not f
-                            for _, t, f, _ in _imports(root, path))}
+    # a module is heavy when it imports a heavy library or a heavy module at its top
+    top = {module_name(root, path): {t for _, t, f, _ in _imports(root, path) if not f}
+           for pkg in PACKAGES for path in (root / pkg).rglob("*.py")}
+    heavy_modules = {m for m, ts in top.items() if any(t.split(".")[0] in HEAVY for t in ts)}
+    while True:
+        more = {m for m, ts in top.items() if ts & heavy_modules} - heavy_modules
+        if not more:
+            break
+        heavy_modules |= more
     for pkg in PACKAGES:
         for path in sorted((root / pkg).rglob("*.py")):
             mod = module_name(root, path)
@@ -244,3 +249,11 @@ def test_importing_the_packages_loads_neither_torch_nor_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_module_that_loads_a_heavy_one_at_its_top_is_heavy_too(tmp_path):
+    root = _tree(tmp_path, {"agents/search/kernels.py": "import numba\n",
+                            "agents/search/solver.py": "from agents.search.kernels import k\n",
+                            "agents/arena/use.py": "def f():\n"
+                                                   "    from agents.search.solver import s  # numba\n"})
+    assert violations(root) == []
