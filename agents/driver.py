@@ -2,11 +2,12 @@
 
 ``act_rows`` asks one agent at some tables of a state, building the observations only when
 the agent reads them (``needs_observation``) and giving every agent the ``Context`` (cheap:
-the state and the rows; agents that draw at random key their draws by it, search agents,
-``needs_state``, require it);
-``choose`` asks several agents, each at the tables it controls; ``play_out`` plays tables to
-the end of their hands with one agent at every seat. Everything that plays (the arena, the
-training rollouts, the bidding lab, search, the terminal game) goes through these.
+the state and the rows; agents that draw at random key their draws by it, and search agents,
+``needs_state``, require it); ``choose`` asks several agents, each at the tables it controls;
+``play_out`` plays tables to the end of their hands with one agent at every seat. Every agent
+that plays (in the arena, behaviour cloning, the bidding lab, search, the terminal game) is
+asked through these; PPO's rollout steps its learner, a policy recording log-probabilities
+and values rather than an agent, itself.
 """
 
 from __future__ import annotations
