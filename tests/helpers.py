@@ -60,3 +60,10 @@ def tiny_training(**over) -> dict:
              checkpoint_every=1, keep_checkpoints=3, progress=False)
     d.update(over)
     return d
+
+
+def stepped(game, st, action: int):
+    """A copy of one-table state ``st`` after ``action``."""
+    nxt = st.copy()
+    game.step(nxt, np.array([action]))
+    return nxt

@@ -108,15 +108,21 @@ def blunder_record():
     return record_from_state(game, st, 0), *blunder
 
 
-def test_analyse_reports_the_points_a_blunder_loses_and_zero_for_best_plays():
-    rec, index, loss = blunder_record()
-    assert loss > 0
+def _one_mistake(rec, index: int, loss: int) -> str:
+    """``show --analyse`` of ``rec`` marks play ``index`` alone, lost ``loss``; returns the
+    analysis line."""
     lines = show_record(parse_record(rec), analyse=True)
     found = [int(m.group(1)) for x in lines if (m := re.search(r"lost (\d+)", x))]
     assert len(found) == len(rec["plays"])
     assert found[index] == loss and "MISTAKE" in [x for x in lines if "lost" in x][index]
     assert [v for i, v in enumerate(found) if i != index] == [0] * (len(found) - 1)
-    team = [x for x in lines if x.startswith("analysis")][0]
+    return [x for x in lines if x.startswith("analysis")][0]
+
+
+def test_analyse_reports_the_points_a_blunder_loses_and_zero_for_best_plays():
+    rec, index, loss = blunder_record()
+    assert loss > 0
+    team = _one_mistake(rec, index, loss)
     assert f"{loss} (1 mistake)" in team and "0 (0 mistakes)" in team
 
 
@@ -167,12 +173,7 @@ def test_analyse_judges_nello_plays_in_tricks_from_the_movers_side():
     assert blunder is not None
     index, loss, seat = blunder
     assert loss > 0
-    lines = show_record(parse_record(rec), analyse=True)
-    found = [int(m.group(1)) for x in lines if (m := re.search(r"lost (\d+)", x))]
-    assert len(found) == len(rec["plays"])
-    assert found[index] == loss and "MISTAKE" in [x for x in lines if "lost" in x][index]
-    assert [v for i, v in enumerate(found) if i != index] == [0] * (len(found) - 1)
-    team = [x for x in lines if x.startswith("analysis")][0]
+    team = _one_mistake(rec, index, loss)
     assert team.startswith("analysis, tricks given away against perfect play: ")
     assert f"team {seat & 1} {loss} (1 mistake)" in team
     assert f"team {1 - (seat & 1)} 0 (0 mistakes)" in team

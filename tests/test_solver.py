@@ -11,7 +11,7 @@ import pytest
 from agents.bench import bench_solver, opening_positions
 
 from agents.search.solver import solve_position, solve_records, solve_value
-from helpers import SPEC_HANDS, record
+from helpers import SPEC_HANDS, record, stepped
 from texas42_env import tiles as T
 from texas42_env.core import PLAYING, Game
 from texas42_env.records import record_from_state
@@ -30,21 +30,15 @@ def brute_values(game: Game, st, b: int = 0) -> dict[str, int]:
     no table): the bidding team's points once every trick is played. ``game`` must play out."""
     assert game.rules.play_out
     one = st.take([b])
-    return {T.TILE_NAMES[a - game.actions.play0]: _brute(game, _after(game, one, a))
+    return {T.TILE_NAMES[a - game.actions.play0]: _brute(game, stepped(game, one, a))
             for a in np.flatnonzero(one.legal[0])}
-
-
-def _after(game: Game, st, a: int):
-    nxt = st.copy()
-    game.step(nxt, np.array([a]))
-    return nxt
 
 
 def _brute(game: Game, st) -> int:
     team = int(st.bidder[0]) & 1
     if st.phase[0] != PLAYING:
         return int(st.points[0, team])
-    vals = [_brute(game, _after(game, st, a)) for a in np.flatnonzero(st.legal[0])]
+    vals = [_brute(game, stepped(game, st, a)) for a in np.flatnonzero(st.legal[0])]
     return max(vals) if int(st.to_move[0]) & 1 == team else min(vals)
 
 

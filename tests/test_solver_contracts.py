@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.search.solver import solve_position, solve_records, solve_value
-from helpers import record
+from helpers import record, stepped
 from texas42_env import tiles as T
 from texas42_env.actions import MARKS0, PASS
 from texas42_env.core import PLAYING, Game
@@ -25,12 +25,6 @@ SEVENS_GAMES = {(tie, out): Game(RulesConfig.make(sevens=True, sevens_tie=tie, p
 
 
 # ----------------------------------------------------------------------------- brute force
-def _after(game: Game, st, a: int):
-    nxt = st.copy()
-    game.step(nxt, np.array([a]))
-    return nxt
-
-
 def _brute(game: Game, st, seen: dict | None = None) -> int:
     """The contract's value by plain minimax through the core (no pruning): nello, the
     tricks the bidder takes (every trick played: ``game`` plays out; the bidder minimising);
@@ -47,7 +41,7 @@ def _brute(game: Game, st, seen: dict | None = None) -> int:
                int(st.tricks_won[0, bidder & 1]))
         if key in seen:
             return seen[key]
-    vals = [_brute(game, _after(game, st, a), seen) for a in np.flatnonzero(st.legal[0])]
+    vals = [_brute(game, stepped(game, st, a), seen) for a in np.flatnonzero(st.legal[0])]
     seat = int(st.to_move[0])
     if int(st.contract[0]) == NELLO:
         v = min(vals) if seat == bidder else max(vals)
@@ -60,7 +54,7 @@ def _brute(game: Game, st, seen: dict | None = None) -> int:
 
 def brute_values(game: Game, st, memo: bool = False) -> dict[str, int]:
     seen = {} if memo else None
-    return {T.TILE_NAMES[a - game.actions.play0]: _brute(game, _after(game, st, a), seen)
+    return {T.TILE_NAMES[a - game.actions.play0]: _brute(game, stepped(game, st, a), seen)
             for a in np.flatnonzero(st.legal[0])}
 
 
@@ -197,7 +191,7 @@ def test_nello_values_from_the_opening_lead_agree_with_the_values_one_play_later
         for st in contract_positions(game, NELLO, 3, seed=17, plays_left=(19, 21)):
             got = solve_position(game, st, 0)["values"]
             for a in np.flatnonzero(st.legal[0]):
-                after = _after(game, st, a)
+                after = stepped(game, st, a)
                 tile = T.TILE_NAMES[a - game.actions.play0]
                 assert after.phase[0] == PLAYING and solve_value(game, after, 0) == got[tile], \
                     (doubles, tile)

@@ -192,12 +192,6 @@ class HeuristicAgent(Agent):
         return out
 
     # ------------------------------------------------------------------ decoding
-    def _field(self, obs, name):
-        return self.encoder.field(obs, name)
-
-    def _one_hot(self, obs, name, shape=None):
-        return self.encoder.index(obs, name, shape)
-
     def _tiles(self, f):
         """Bitmasks of tile indicator arrays [..., 28] (as int64)."""
         return (f > 0).astype(np.int64) @ self._w28
@@ -281,8 +275,8 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ bidding
     def _bid_batch(self, obs, masks) -> list[int]:
-        hands = self._tiles(self._field(obs, "hand")).tolist()
-        high = self._one_hot(obs, "high_bidder").tolist()
+        hands = self._tiles(self.encoder.field(obs, "hand")).tolist()
+        high = self.encoder.index(obs, "high_bidder").tolist()
         legal = self._legal_words(masks, 0, self.contract0)
         return [self._bid_one(h, lg, hb) for h, lg, hb in zip(hands, legal, high)]
 
@@ -329,9 +323,9 @@ class HeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ declaring
     def _declare_batch(self, obs, masks) -> list[int]:
-        hands = self._tiles(self._field(obs, "hand")).tolist()
-        bidder = self._one_hot(obs, "bidder").tolist()
-        bids = self._one_hot(obs, "bids", (self.encoder.S, self.encoder.bid_features)).tolist()
+        hands = self._tiles(self.encoder.field(obs, "hand")).tolist()
+        bidder = self.encoder.index(obs, "bidder").tolist()
+        bids = self.encoder.index(obs, "bids", (self.encoder.S, self.encoder.bid_features)).tolist()
         legal = self._legal_words(masks, self.contract0, self.play0)
         return [self.contract0 + self._declare_one(h, lg, b, bd)
                 for h, lg, b, bd in zip(hands, legal, bidder, bids)]
@@ -361,17 +355,17 @@ class HeuristicAgent(Agent):
     def _play_batch(self, obs, masks) -> list[int]:
         n = len(obs)
         S = self.encoder.S
-        hands = self._tiles(self._field(obs, "hand")).tolist()
-        played = self._tiles(self._field(obs, "played_by").reshape(n, T.N_TILES, S)
+        hands = self._tiles(self.encoder.field(obs, "hand")).tolist()
+        played = self._tiles(self.encoder.field(obs, "played_by").reshape(n, T.N_TILES, S)
                              .transpose(0, 2, 1)).tolist()  # [n][seat]
-        trick = self._one_hot(obs, "current_trick", (S, T.N_TILES)).tolist()
-        voids = ((self._field(obs, "voids").reshape(n, S, 9) > 0).astype(np.int64)
+        trick = self.encoder.index(obs, "current_trick", (S, T.N_TILES)).tolist()
+        voids = ((self.encoder.field(obs, "voids").reshape(n, S, 9) > 0).astype(np.int64)
                  @ self._w9).tolist()
-        contract = self._one_hot(obs, "contract").tolist()
-        led = self._one_hot(obs, "led_suit").tolist()
-        bidder = self._one_hot(obs, "bidder").tolist()
-        sit_out = self._one_hot(obs, "sits_out").tolist()
-        bids = self._one_hot(obs, "bids", (S, self.encoder.bid_features)).tolist()
+        contract = self.encoder.index(obs, "contract").tolist()
+        led = self.encoder.index(obs, "led_suit").tolist()
+        bidder = self.encoder.index(obs, "bidder").tolist()
+        sit_out = self.encoder.index(obs, "sits_out").tolist()
+        bids = self.encoder.index(obs, "bids", (S, self.encoder.bid_features)).tolist()
         legal = self._legal_words(masks, self.play0, self.play0 + T.N_TILES)
         res = []
         for i in range(n):

@@ -156,12 +156,6 @@ class SixPlayerHeuristic(Agent):
         return out
 
     # ------------------------------------------------------------------ decoding
-    def _field(self, obs, name):
-        return self.encoder.field(obs, name)
-
-    def _one_hot(self, obs, name, shape=None):
-        return self.encoder.index(obs, name, shape)
-
     def _copies(self, f):
         """(types held at least once, types held twice) bitmasks of a count field [n, 28]
         (count / copies: 0.5 a copy)."""
@@ -228,8 +222,8 @@ class SixPlayerHeuristic(Agent):
 
     # ------------------------------------------------------------------ bidding
     def _bid_batch(self, obs, masks) -> list[int]:
-        ones, twos = self._copies(self._field(obs, "hand"))
-        high = self._one_hot(obs, "high_bidder").tolist()
+        ones, twos = self._copies(self.encoder.field(obs, "hand"))
+        high = self.encoder.index(obs, "high_bidder").tolist()
         return [self._bid_one(o, t, h, m) for o, t, h, m in zip(ones, twos, high, masks)]
 
     def _bid_one(self, one: int, two: int, high_bidder: int, mask) -> int:
@@ -276,9 +270,9 @@ class SixPlayerHeuristic(Agent):
         return v
 
     def _exchange_batch(self, obs, masks) -> list[int]:
-        ones, twos = self._copies(self._field(obs, "hand"))
-        contract = self._one_hot(obs, "contract").tolist()
-        took_one, _ = self._copies(self._field(obs, "took"))
+        ones, twos = self._copies(self.encoder.field(obs, "hand"))
+        contract = self.encoder.index(obs, "contract").tolist()
+        took_one, _ = self._copies(self.encoder.field(obs, "took"))
         return [self._exchange_one(o, c, took, m)
                 for o, c, took, m in zip(ones, contract, took_one, masks)]
 
@@ -306,27 +300,27 @@ class SixPlayerHeuristic(Agent):
     def _play_batch(self, obs, masks) -> list[int]:
         n = len(obs)
         S = 6
-        ones, twos = self._copies(self._field(obs, "hand"))
-        pb = self._field(obs, "played_by").reshape(n, 2, T.N_TILES, S).sum(axis=3)
+        ones, twos = self._copies(self.encoder.field(obs, "hand"))
+        pb = self.encoder.field(obs, "played_by").reshape(n, 2, T.N_TILES, S).sum(axis=3)
         played1 = ((pb[:, 0] > 0) @ self._w28).tolist()  # a first copy played
         played2 = ((pb[:, 1] > 0) @ self._w28).tolist()  # both copies played
-        trick = self._one_hot(obs, "current_trick", (S, T.N_TILES)).tolist()
-        winners = self._field(obs, "trick_winners").reshape(n, 9, S)
+        trick = self.encoder.index(obs, "current_trick", (S, T.N_TILES)).tolist()
+        winners = self.encoder.field(obs, "trick_winners").reshape(n, 9, S)
         n_done = winners.any(axis=2).sum(axis=1)
         last = np.where(n_done > 0, winners[np.arange(n), np.maximum(n_done - 1, 0)]
                         .argmax(axis=1), -1)
-        declarer = self._one_hot(obs, "declarer")
+        declarer = self.encoder.index(obs, "declarer")
         leader = np.where(n_done > 0, last, declarer).tolist()
-        voids = ((self._field(obs, "voids").reshape(n, S, 9) > 0).astype(np.int64)
+        voids = ((self.encoder.field(obs, "voids").reshape(n, S, 9) > 0).astype(np.int64)
                  @ self._w9).tolist()
-        contract = self._one_hot(obs, "contract").tolist()
-        led = self._one_hot(obs, "led_suit").tolist()
-        bidder = self._one_hot(obs, "bidder").tolist()
-        level = self._one_hot(obs, "bids", (S, self.encoder.bid_features))
+        contract = self.encoder.index(obs, "contract").tolist()
+        led = self.encoder.index(obs, "led_suit").tolist()
+        bidder = self.encoder.index(obs, "bidder").tolist()
+        level = self.encoder.index(obs, "bids", (S, self.encoder.bid_features))
         bid_level = [int(level[i, b]) - 1 if b >= 0 else -1 for i, b in enumerate(bidder)]
         # the cat, as far as I know it (the bidder: as dealt, less took, plus discarded)
-        cat = np.rint(2 * (self._field(obs, "cat_seen") - self._field(obs, "took")
-                           + self._field(obs, "discarded"))).astype(np.int64)
+        cat = np.rint(2 * (self.encoder.field(obs, "cat_seen") - self.encoder.field(obs, "took")
+                           + self.encoder.field(obs, "discarded"))).astype(np.int64)
         cat1 = ((cat >= 1) @ self._w28).tolist()
         cat2 = ((cat >= 2) @ self._w28).tolist()
         res = []
