@@ -51,17 +51,6 @@ def _bit_index(bit):
 
 
 @njit(cache=True, inline="always")
-def _playable(hand, n_in, led, tab):
-    """The tiles of ``hand`` it may play: those of the led suit if it holds any (a trick
-    under way), else all of them."""
-    if n_in > 0:
-        f = hand & tab[_FOLLOW, led]
-        if f != 0:
-            return f
-    return hand
-
-
-@njit(cache=True, inline="always")
 def _points_left(rem, left, ppt, tab):
     """Most points still to come: the count tiles left plus the tricks' points."""
     p = left * ppt
@@ -466,7 +455,11 @@ def _ab(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, t
                         beta = hi
             led = F[d, _F_LED]
             hand = h[seat]
-            m = _playable(hand, n_in, led, tab)
+            m = hand
+            if n_in > 0:
+                f = hand & tab[_FOLLOW, led]
+                if f != 0:
+                    m = f
             if m & (m - 1) == 0:  # one legal play
                 scratch[d, 0, 0] = _bit_index(m)
                 n = 1
@@ -615,7 +608,11 @@ def _solve_root(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
     zero = prm[_P_ZERO]  # 0 as a plain int64: one compiled version of ``_mtdf``
     seat = (leader + n_in) & 3
     hand = h[seat]
-    m = _playable(hand, n_in, led, tab)
+    m = hand
+    if n_in > 0:
+        f = hand & tab[_FOLLOW, led]
+        if f != 0:
+            m = f
     rem = h[0] | h[1] | h[2] | h[3]
     top = tpts + _points_left(rem, left, ppt, tab)
     guess = top // 2

@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.search.kernels import (_BEAT, _ENTER, _LED, _MAX_PLIES, _NEXT, _P_GEN, _P_NODES,
-                                   _RANK, _RETURN, _alike, _bit_index, _live_suits,
-                                   _playable)
+from agents.search.kernels import (_BEAT, _ENTER, _FOLLOW, _LED, _MAX_PLIES, _NEXT, _P_GEN,
+                                   _P_NODES, _RANK, _RETURN,
+                                   _alike, _bit_index,
+                                   _live_suits)
 
 # ----------------------------------------------------------------------------- nello, sevens
 # Nello and sevens are valued in tricks, not points. Nello: the bidder plays alone against the
@@ -185,7 +186,11 @@ def _nello_ab(h, seat, leader, n_in, led, brank, bseat, left, alpha, beta, tab, 
                 F[d, _N_K2] = k2
             led = F[d, _N_LED]
             hand = h[seat]
-            m = _playable(hand, n_in, led, tab)
+            m = hand
+            if n_in > 0:
+                f = hand & tab[_FOLLOW, led]
+                if f != 0:
+                    m = f
             if m & (m - 1) == 0:
                 scratch[d, 0, 0] = _bit_index(m)
                 n = 1
@@ -312,7 +317,11 @@ def _nello_root(h, leader, n_in, led, brank, bseat, left, out, tab, prm, tt, scr
     for _ in range(n_in):
         seat = _nello_next(seat, sit)
     hand = h[seat]
-    m = _playable(hand, n_in, led, tab)
+    m = hand
+    if n_in > 0:
+        f = hand & tab[_FOLLOW, led]
+        if f != 0:
+            m = f
     row = _MAX_PLIES - 1
     n = _nello_order(h, seat, bs, n_in, led, brank, bseat, m, -1, tab, scratch, row)
     nxt = _nello_next(seat, sit)
