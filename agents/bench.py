@@ -181,19 +181,87 @@ def opening_positions(n: int, seed: int = 0, game: Game | None = None) -> tuple[
     return game, st
 
 
-def bench_solver(n: int = 200, seed: int = 0) -> dict:
+def six_positions(n: int, seed: int = 0, tricks_left: int = 9) -> tuple[Game, State]:
+    """``n`` six-player tables (all tricks played) at the start of a trick with
+    ``tricks_left`` tricks to play: seeded deals that the heuristic bids, declares and
+    exchanges, then random legal plays."""
+    game = Game(preset("six-player", play_out=True))
+    enc = make_encoder(game)
+    heur = HeuristicAgent().setup(game)
+    rng = np.random.default_rng(seed)
+    size = max(64, 2 * n)
+    st = game.reset(size, seed=seed)
+    stop = (game.n_tricks - tricks_left) * game.n_seats
+    got = _stopped(game, st, heur, enc, rng, np.full(size, stop), stop)[:n]
+    if len(got) < n:
+        raise ValueError(f"only {len(got)} of {size} six-player deals reached the play")
+    return game, _stack(got)
+
+
+def _stack(states: list[State]) -> State:
+    """One state holding the one-table states ``states`` in order."""
+    out = states[0].take(np.zeros(len(states), np.int64))
+    for f in State.STORED:
+        arr = getattr(out, f)
+        for i, one in enumerate(states):
+            if f == "scalars":
+                arr[:, i] = getattr(one, f)[:, 0]
+            else:
+                arr[i] = getattr(one, f)[0]
+    return out
+
+
+def _stopped(game: Game, st: State, heur, enc, rng, stop: np.ndarray, last: int
+             ) -> list[State]:
+    """Copies (one-table states) of the tables of ``st`` as they reach ``stop[b]`` plays:
+    the heuristic bids, declares and exchanges, random legal plays follow, until no table in
+    play has ``last`` plays or fewer (nello and sevens hands left out)."""
+    out = []
+    taken = np.zeros(st.batch_size, bool)
+    while True:
+        playing = st.phase == PLAYING
+        at = playing & (st.n_plays == stop) & ~taken
+        taken |= at
+        at &= ~np.isin(st.contract, (NELLO, SEVENS))
+        out += [st.take([b]) for b in np.flatnonzero(at)]
+        bidding = np.flatnonzero(st.phase < PLAYING)
+        if not playing.any() and bidding.size == 0:
+            break
+        a = np.full(st.batch_size, NO_ACTION, np.int64)
+        if bidding.size:
+            a[bidding] = act_rows(game, st, heur, bidding, enc)
+        if playing.any():
+            a = np.where(playing, uniform_legal(st.legal, rng), a)
+        game.step(st, a)
+        if bidding.size == 0 and not ((st.phase == PLAYING) & (st.n_plays <= last)).any():
+            break
+    return out
+
+
+def bench_solver(n: int = 200, seed: int = 0, ruleset: str = "standard",
+                 tricks_left: int | None = None) -> dict:
     """Milliseconds per solve of ``n`` random full hands from the opening lead (deals and
     contracts of ``opening_positions``), one thread, after compiling: ``solve_position``
     (every lead valued) and ``solve_value`` (the position's value alone). ``compile_s``: the
-    first call (a compile, or a load from numba's cache)."""
+    first call (a compile, or a load from numba's cache). Six-player: positions of
+    ``six_positions`` with ``tricks_left`` tricks to play (default 5, where PIMC's exact
+    search starts)."""
     from agents.search.solver import _solver, solve_position, solve_value  # numba: compiled here
 
     t0 = time.perf_counter()
-    warm_game, warm = opening_positions(1, seed=seed + 1)
+    if ruleset == "six-player":
+        tricks_left = tricks_left or 5
+        warm_game, warm = six_positions(1, seed=seed + 1, tricks_left=tricks_left)
+    else:
+        tricks_left = 7
+        warm_game, warm = opening_positions(1, seed=seed + 1)
     solve_position(warm_game, warm, 0)
     solve_value(warm_game, warm, 0)
     compile_s = time.perf_counter() - t0
-    game, st = opening_positions(n, seed=seed)
+    if ruleset == "six-player":
+        game, st = six_positions(n, seed=seed, tricks_left=tricks_left)
+    else:
+        game, st = opening_positions(n, seed=seed)
     solver = _solver()
     ms, value_ms, nodes = [], [], []
     for b in range(n):
@@ -205,8 +273,9 @@ def bench_solver(n: int = 200, seed: int = 0) -> dict:
         solve_value(game, st, b)
         value_ms.append((time.perf_counter() - t) * 1e3)
     ms_a, value_a = np.array(ms), np.array(value_ms)
-    return {"kind": "solver", "n": n, "seed": seed,
-            "median_ms": float(np.median(ms_a)), "p99_ms": float(np.percentile(ms_a, 99)),
+    return {"kind": "solver", "ruleset": ruleset, "tricks_left": tricks_left, "n": n,
+            "seed": seed, "median_ms": float(np.median(ms_a)),
+            "p99_ms": float(np.percentile(ms_a, 99)),
             "max_ms": float(ms_a.max()), "mean_ms": float(ms_a.mean()),
             "median_nodes": float(np.median(nodes)),
             "value_median_ms": float(np.median(value_a)),
@@ -214,12 +283,14 @@ def bench_solver(n: int = 200, seed: int = 0) -> dict:
             "compile_s": compile_s}
 
 
-def pimc_positions(n: int, seed: int = 0):
-    """``n`` play-phase positions of the standard game for timing: the heuristic bids and
-    declares, then random plays carry table i on to a number of plays drawn from 0..24
-    (suit, doubles and follow-me contracts only). Each is a one-table state."""
-    game = Game()
+def pimc_positions(n: int, seed: int = 0, ruleset: str = "standard"):
+    """``n`` play-phase positions for timing: the heuristic bids and declares (and exchanges,
+    six-player), then random plays carry table i on to a number of plays drawn from 0 to
+    four short of the hand's plays (24 in the standard game, 50 six-player; suit, doubles
+    and follow-me contracts only). Each is a one-table state."""
+    game = Game(preset(ruleset))
     enc = make_encoder(game)
+    last = game.n_seats * game.n_tricks - 4
     heur = HeuristicAgent().setup(game)
     rng = np.random.default_rng(seed)
     out = []
@@ -227,29 +298,18 @@ def pimc_positions(n: int, seed: int = 0):
     while len(out) < n:
         st = game.reset(64, seed=seed, game_ids=np.arange(game_id, game_id + 64))
         game_id += 64
-        while True:  # bidding and declaring by the heuristic
-            todo = np.flatnonzero((st.phase == BIDDING) | (st.phase == DECLARING))
-            if todo.size == 0:
-                break
-            a = np.full(64, NO_ACTION, np.int64)
-            a[todo] = act_rows(game, st, heur, todo, enc)
-            game.step(st, a)
-        stop = rng.integers(0, 25, size=64)
-        for k in range(25):
-            ok = (st.phase == PLAYING) & (stop == k) & ~np.isin(st.contract, (NELLO, SEVENS))
-            out += [(st.take([b]), 0) for b in np.flatnonzero(ok)]
-            go = st.phase == PLAYING
-            if not go.any():
-                break
-            game.step(st, np.where(go, uniform_legal(st.legal, rng), NO_ACTION))
+        out += [(one, 0) for one in _stopped(game, st, heur, enc, rng,
+                                             rng.integers(0, last + 1, size=64), last)]
     order = rng.permutation(len(out))[:n]
     return game, [out[i] for i in order]
 
 
-def bench_pimc(n: int = 32, n_worlds: int = 16, seed: int = 0) -> dict:
-    """Milliseconds per PIMC play decision (``n_worlds`` worlds sampled and solved) over
-    ``n`` positions of ``pimc_positions``, after a warm-up decision."""
-    game, positions = pimc_positions(n + 1, seed)
+def bench_pimc(n: int = 32, n_worlds: int = 16, seed: int = 0,
+               ruleset: str = "standard") -> dict:
+    """Milliseconds per PIMC play decision (``n_worlds`` worlds sampled and solved; early
+    six-player decisions roll out to PIMC's exact search) over ``n`` positions of
+    ``pimc_positions``, after a warm-up decision."""
+    game, positions = pimc_positions(n + 1, seed, ruleset)
     agent = PimcAgent(n_worlds=n_worlds, seed=seed).setup(game)
     ms = []
     for k, (st, b) in enumerate(positions):
@@ -259,7 +319,7 @@ def bench_pimc(n: int = 32, n_worlds: int = 16, seed: int = 0) -> dict:
         if k:  # the first decision compiles
             ms.append((time.perf_counter() - t0) * 1e3)
     a = np.array(ms)
-    return {"kind": "pimc", "n": n, "worlds": n_worlds, "seed": seed,
+    return {"kind": "pimc", "ruleset": ruleset, "n": n, "worlds": n_worlds, "seed": seed,
             "median_ms": float(np.median(a)), "p90_ms": float(np.percentile(a, 90)),
             "p99_ms": float(np.percentile(a, 99)), "max_ms": float(a.max()),
             "mean_ms": float(a.mean())}
@@ -405,14 +465,14 @@ AGENT_KINDS = ("solver", "pimc", "bidding", "train")
 
 
 def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
-                bidnet: str | None = None) -> dict:
+                bidnet: str | None = None, ruleset: str = "standard") -> dict:
     """The agents' benchmarks: the exact solver, PIMC decisions, bid decisions, PPO
     training throughput (one process alone, then two at once, in one run: the two-process
     figures under the train row's ``two_processes``)."""
     if kind == "solver":
-        return bench_solver(solver_n, seed=seed)
+        return bench_solver(solver_n, seed=seed, ruleset=ruleset)
     if kind == "pimc":
-        return bench_pimc(pimc_n, seed=seed)
+        return bench_pimc(pimc_n, seed=seed, ruleset=ruleset)
     if kind == "bidding":
         return bench_bidding(seed=seed, bidnet=bidnet)
     row = bench_train(seed=seed)
@@ -423,7 +483,9 @@ def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
 
 def agent_row(row: dict) -> str:
     if row["kind"] == "solver":
-        return (f"solver: solve_position from the opening lead, {row['n']} deals: median "
+        where = ("from the opening lead" if row.get("ruleset", "standard") == "standard" else
+                 f"with {row['tricks_left']} tricks left")
+        return (f"solver: solve_position {where}, {row['n']} deals: median "
                 f"{row['median_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms (value alone: median "
                 f"{row['value_median_ms']:.1f} ms)")
     if row["kind"] == "pimc":

@@ -152,6 +152,10 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if unknown:
         return _refuse("bench", "--kinds", f"unknown kinds {shown(sorted(unknown))}; allowed: "
                        f"{', '.join(BENCH_KINDS)}")
+    standard_only = [k for k in kinds if k in ("worlds", "bidding", "train")]
+    if args.ruleset != "standard" and standard_only:
+        return _refuse("bench", "--kinds", f"{', '.join(standard_only)} measure the standard "
+                       f"game only; for {args.ruleset}: core, env, solver, pimc")
     if "bidding" in kinds and args.bidnet:  # refuse a bad checkpoint before any timing
 
         try:
@@ -179,7 +183,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             row = bench.bench_worlds(seconds=args.seconds)
         elif kind in ("solver", "pimc", "train", "bidding"):
             row = bench.bench_agent(kind, seed=args.seed, solver_n=args.solver_n,
-                                    pimc_n=args.pimc_n, bidnet=args.bidnet)
+                                    pimc_n=args.pimc_n, bidnet=args.bidnet,
+                                    ruleset=args.ruleset)
             rows.append(row)
             if not args.json:
                 print(bench.agent_row(row), flush=True)

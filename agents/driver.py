@@ -48,12 +48,17 @@ def choose(game: Game, st: State, agents: Sequence[Agent], who: np.ndarray, enco
     return actions
 
 
-def play_out(game: Game, st: State, agent: Agent, encoder=None) -> None:
-    """Play every table of ``st`` to the end of its hand, ``agent`` at every seat."""
+def play_out(game: Game, st: State, agent: Agent, encoder=None,
+             until_trick: int | None = None) -> None:
+    """Play every table of ``st`` to the end of its hand, ``agent`` at every seat; with
+    ``until_trick``, only until ``until_trick`` tricks are done (or the hand ends)."""
     encoder = encoder if encoder is not None else make_encoder(game)
     n = st.batch_size
     while True:
-        active = np.flatnonzero(st.phase == PLAYING)
+        playing = st.phase == PLAYING
+        if until_trick is not None:
+            playing &= (st.trick_no < until_trick) | (st.n_in_trick > 0)
+        active = np.flatnonzero(playing)
         if active.size == 0:
             return
         a = np.full(n, NO_ACTION, np.int64)

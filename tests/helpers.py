@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from texas42_env import tiles as T
+from texas42_env.state import PLAYING
 
 # the deal of the spec's worked examples
 SPEC_HANDS = [
@@ -67,3 +68,20 @@ def stepped(game, st, action: int):
     nxt = st.copy()
     game.step(nxt, np.array([action]))
     return nxt
+
+
+def brute_values(game, st, b: int = 0) -> dict[str, int]:
+    """Every legal play's value by plain minimax through the core's own ``step`` (no pruning,
+    no table): the bidding team's points once every trick is played. ``game`` must play out."""
+    assert game.rules.play_out
+    one = st.take([b])
+    return {T.TILE_NAMES[a - game.actions.play0]: _brute_points(game, stepped(game, one, a))
+            for a in np.flatnonzero(one.legal[0])}
+
+
+def _brute_points(game, st) -> int:
+    team = int(st.bidder[0]) & 1
+    if st.phase[0] != PLAYING:
+        return int(st.points[0, team])
+    vals = [_brute_points(game, stepped(game, st, a)) for a in np.flatnonzero(st.legal[0])]
+    return max(vals) if int(st.to_move[0]) & 1 == team else min(vals)

@@ -141,6 +141,17 @@ def test_six_player_with_random_bots(tmp_path):
     assert_replays(records)
 
 
+def test_six_player_with_heuristic_and_pimc_bots_shows_the_exchange(tmp_path):
+    pimc = {"name": "pimc", "n_worlds": 2}
+    bots = {s: (pimc if s % 2 else "heuristic") for s in range(1, 6)}
+    tg, out = table(["1"] * 200, rules=SIX, bots=bots, seed=5, reveal=True)
+    records = tg.run(hands=1)
+    text = out.getvalue()
+    assert "exchange by seat" in text and "seat 1 (opponent): pimc:n_worlds=2" in text
+    assert records[0]["agents"][1].startswith("pimc")
+    assert_replays(records)
+
+
 def test_six_player_person_forced_to_bid_declares_and_exchanges():
     seat = int(Game(SIX).first_dealer(7, [0])[0])  # the dealer: forced to bid
     bots = {s: "passive" for s in range(6) if s != seat}
@@ -166,9 +177,9 @@ def test_answers_in_other_spellings():
 
 
 def test_standard_only_agents_are_refused_in_the_six_player_game():
-    with pytest.raises(ValueError, match="seat 1: agent 'pimc' plays the standard "
+    with pytest.raises(ValueError, match="seat 1: agent 'simbid' plays the standard "
                                          "ruleset only.*heuristic.*random"):
-        make_bot("pimc", Game(SIX), 1)
+        make_bot("simbid", Game(SIX), 1)
     specs = seat_bots(SIX, 0)
     assert sorted(specs) == [1, 2, 3, 4, 5] and set(specs.values()) == {"heuristic"}
     specs = seat_bots(RulesConfig.make(), 1, partner="pimc", opponents="random",
@@ -179,7 +190,7 @@ def test_standard_only_agents_are_refused_in_the_six_player_game():
 
 
 def test_play_command_refuses_bad_options(capsys):
-    assert main(["play", "--ruleset", "six-player", "--opponents", "pimc"]) == 2
+    assert main(["play", "--ruleset", "six-player", "--opponents", "simbid"]) == 2
     assert "plays the standard ruleset only" in capsys.readouterr().err
     assert main(["play", "--bot", "one=random"]) == 2
     assert "SEAT=AGENT" in capsys.readouterr().err

@@ -135,11 +135,18 @@ def test_analyse_play_judges_from_the_movers_side():
     assert best.loss == 0
 
 
-def test_analyse_says_the_solver_does_not_cover_six_player():
-    six = random_record(RulesConfig.make("six-player"), 3)
-    text = "\n".join(show_record(parse_record(six), analyse=True))
-    assert "analysis: none (the solver does not cover the six-player ruleset)" in text
-    assert "lost" not in text
+def test_analyse_judges_six_player_plays_in_the_last_six_tricks_only():
+    six = random_record(RulesConfig.make("six-player", play_out=True), 3)
+    assert len(six["plays"]) == 54
+    lines = show_record(parse_record(six), analyse=True)
+    judged = [line for line in lines if "   lost " in line]
+    assert len(judged) == 6 * 6  # every play of tricks 4..9, none before
+    assert lines[-1].startswith("analysis, points given away against perfect play in the last "
+                                "6 tricks: team 0 ")
+    early = show_record(parse_record({**six, "plays": six["plays"][:12]}), analyse=True)
+    assert early[-1] == ("analysis: none (six-player plays are judged in the last 6 tricks "
+                         "only: an exact solve from the first trick takes seconds to minutes)")
+    assert not any("   lost " in line for line in early)
 
 
 def nello_blunder_record(seed: int = 11):

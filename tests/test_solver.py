@@ -11,7 +11,7 @@ import pytest
 from agents.bench import bench_solver, opening_positions
 
 from agents.search.solver import solve_position, solve_records, solve_value
-from helpers import SPEC_HANDS, record, stepped
+from helpers import SPEC_HANDS, brute_values, record
 from texas42_env import tiles as T
 from texas42_env.core import PLAYING, Game
 from texas42_env.records import record_from_state
@@ -24,24 +24,7 @@ OWN_SUIT = Game(RulesConfig.make(play_out=True, follow_me_doubles="own_suit"))
 SIX = Game(RulesConfig.make("six-player"))
 
 
-# ----------------------------------------------------------------------------- brute force
-def brute_values(game: Game, st, b: int = 0) -> dict[str, int]:
-    """Every legal play's value by plain minimax through the core's own ``step`` (no pruning,
-    no table): the bidding team's points once every trick is played. ``game`` must play out."""
-    assert game.rules.play_out
-    one = st.take([b])
-    return {T.TILE_NAMES[a - game.actions.play0]: _brute(game, stepped(game, one, a))
-            for a in np.flatnonzero(one.legal[0])}
-
-
-def _brute(game: Game, st) -> int:
-    team = int(st.bidder[0]) & 1
-    if st.phase[0] != PLAYING:
-        return int(st.points[0, team])
-    vals = [_brute(game, stepped(game, st, a)) for a in np.flatnonzero(st.legal[0])]
-    return max(vals) if int(st.to_move[0]) & 1 == team else min(vals)
-
-
+# ----------------------------------------------------------------------------- positions
 def random_positions(game: Game, n: int, seed: int, plays_left: tuple[int, int]):
     """``n`` one-table states of ``game`` from random deals, bids and play, each with a
     contract drawn from the suits, doubles and follow-me and stopped with ``plays_left``
@@ -168,7 +151,7 @@ def test_solving_a_record_equals_solving_its_state():
 
 
 @pytest.mark.parametrize("rec, words", [
-    (record_from_state(SIX, SIX.reset(1), 0), "standard ruleset only, not 'six-player'"),
+    (record_from_state(SIX, SIX.reset(1), 0), "not in the play phase (phase bid)"),
     (record(bids=["30", "pass"]), "not in the play phase (phase bid)"),
     (record(bids=["30", "pass", "pass", "pass"]), "not in the play phase (phase declare)"),
     (record(bids=["30", "pass", "pass", "pass"], contract="6s",
@@ -192,11 +175,11 @@ def test_a_bad_line_is_an_error_line_and_the_next_is_solved():
     assert out[3]["values"] == {"4-0": 40, "5-5": 24}
 
 
-def test_solve_position_refuses_six_player_by_name_and_positions_out_of_play():
+def test_solve_position_refuses_positions_out_of_play():
     from texas42_env.worlds import replayed
 
     six = Game(RulesConfig.make("six-player"))
-    with pytest.raises(ValueError, match="six-player"):
+    with pytest.raises(ValueError, match="play phase"):
         solve_position(six, six.reset(1), 0)
     game, st = replayed(record(bids=["30"]))
     with pytest.raises(ValueError, match="play phase"):

@@ -21,6 +21,14 @@ points, and declares the contract likeliest to make the bid. Bidding and declari
 sevens, plunge and splash are left to the heuristic (their play is searched as above). The
 figures for a hand are cached, so bidding and declaring reuse them.
 
+The six-player game: a full solve from the first trick is too slow for search (about 65 ms a
+solve with 6 tricks left, far more with 9; see ``agents.search.six``), so while more than
+``exact_tricks`` tricks are left (default 5; in the standard game the whole hand is solved),
+each legal play is valued in each world by playing it, rolling the world out with the
+heuristic at every seat (each seeing only its own view in that world) until ``exact_tricks``
+tricks are left, and solving from there exactly; from then on every world is solved. Its bidding, declaring and the exchange are the
+six-player heuristic's.
+
 Its draws are keyed (``texas42_env.sampling``): a play decision's worlds come from a
 generator seeded by the decision's key, a hand's bidding worlds from one seeded by what the
 figures are cached under, so a seed and the deals fix its actions whatever the batch layout.
@@ -47,6 +55,7 @@ from agents.base import Agent, register
 from agents.baselines.heuristic import HeuristicAgent
 from agents.driver import play_out
 
+SIX_EXACT_TRICKS = 5  # six-player: solved from 5 tricks left (1.6 ms median), rolled out before
 PLAY_WORLDS, BID_WORLDS = 3, 4  # the salts of its keyed draws (with its seed)
 
 
@@ -54,17 +63,20 @@ PLAY_WORLDS, BID_WORLDS = 3, 4  # the salts of its keyed draws (with its seed)
 class PimcAgent(Agent):
     needs_state = True
     needs_observation = True  # for the fallback agent
-    rulesets = ("standard",)
+    rulesets = ("standard", "six-player")
 
     def __init__(self, n_worlds: int = 16, bid_worlds: int = 16, make_prob: float = 0.6,
                  marks_prob: float = 0.8, margin: int = 0, contracts: int = 3,
-                 bidding: str = "simulate", bid_eval: str = "playout", seed: int = 0):
+                 bidding: str = "simulate", bid_eval: str = "playout",
+                 exact_tricks: int | None = None, seed: int = 0):
         for key, value, rule in (("n_worlds", n_worlds, whole(1)), ("bid_worlds", bid_worlds, whole(1)),
                                  ("make_prob", make_prob, number(0, 1)),
                                  ("marks_prob", marks_prob, number(0, 1)),
                                  ("margin", margin, whole(-42, 42)),
                                  ("contracts", contracts, whole(1, 7)), ("seed", seed, whole(0))):
             check(key, value, rule)
+        if exact_tricks is not None:
+            check("exact_tricks", exact_tricks, whole(1, 9))
         if bidding not in ("simulate", "heuristic"):
             raise ValueError(f"bidding: {bidding!r}; allowed: simulate, heuristic")
         if bid_eval not in ("solve", "playout"):
@@ -73,6 +85,7 @@ class PimcAgent(Agent):
         self.n_worlds, self.bid_worlds = n_worlds, bid_worlds
         self.make_prob, self.marks_prob, self.n_contracts = make_prob, marks_prob, contracts
         self.margin = margin
+        self.exact_tricks = exact_tricks
         self._cache: dict[tuple, dict[int, np.ndarray]] = {}
         self.bidding = bidding
         self.seed = seed
@@ -89,10 +102,13 @@ class PimcAgent(Agent):
         if context is None:
             raise ValueError("PimcAgent needs the table's context (it searches)")
         out = self.fallback.act(observations, masks)
+        six = context.game.six
         for i, (t, s) in enumerate(zip(context.tables, context.seats)):
             phase = int(context.state.phase[t])
             if phase == PLAYING:
                 out[i] = self._play(context, int(t), int(s), masks[i])
+            elif six:  # bidding, declaring and the exchange: the six-player heuristic's
+                continue
             elif phase == BIDDING and self.bidding == "simulate":
                 out[i] = self._bid(context, int(t), int(s), masks[i], int(out[i]))
             elif phase == DECLARING and self.bidding == "simulate":
@@ -108,12 +124,15 @@ class PimcAgent(Agent):
         from agents.search.solver import _solver  # numba: compiled when first used
 
         solver = _solver()
-        total = np.zeros(T.N_TILES)
-        for k in range(self.n_worlds):
-            for tile, v in solver.position(game, worlds, k)[1].items():  # tile ids, no names
-                total[tile] += v
         p0 = game.actions.play0
         legal = np.flatnonzero(mask[p0:])
+        total = np.zeros(T.N_TILES)
+        if game.n_tricks - int(st.trick_no[t]) > self._exact(game):
+            total[legal] = self._rolled_values(game, worlds, legal)
+        else:
+            for k in range(self.n_worlds):
+                for tile, v in solver.position(game, worlds, k)[1].items():  # tile ids
+                    total[tile] += v
         bidder = int(st.bidder[t])
         if int(st.contract[t]) == NELLO:  # values are the bidder's tricks: it wants fewest
             mine = s != bidder
@@ -121,6 +140,38 @@ class PimcAgent(Agent):
             mine = (s & 1) == (bidder & 1)
         scores = total[legal] if mine else -total[legal]
         return p0 + int(legal[np.argmax(scores)])
+
+    def _rolled_values(self, game, worlds: State, legal: np.ndarray) -> np.ndarray:
+        """Each legal play's total over the worlds: the bidding team's final points when it
+        is made, the heuristic plays every seat until ``exact_tricks`` tricks are left, and
+        perfect play follows (all tricks played)."""
+        from agents.search.solver import _solver  # numba: compiled when first used
+
+        pgame, encoder = self._playout(game)
+        n, m = worlds.batch_size, legal.size
+        batch = worlds.take(np.repeat(np.arange(n), m))
+        pgame.step(batch, np.tile(legal + game.actions.play0, n))
+        play_out(pgame, batch, self.fallback, encoder,
+                 until_trick=game.n_tricks - self._exact(game))
+        solver = _solver()
+        team = batch.bidder & 1
+        values = np.array([solver.value(pgame, batch, r) if batch.phase[r] == PLAYING else
+                           int(batch.points[r, team[r]]) for r in range(n * m)])
+        return values.reshape(n, m).sum(axis=0)
+
+    def _exact(self, game) -> int:
+        """The tricks left from which every world is solved: ``exact_tricks``, by default
+        the whole hand in the standard game and 5 six-player."""
+        if self.exact_tricks is not None:
+            return self.exact_tricks
+        return SIX_EXACT_TRICKS if game.six else game.n_tricks
+
+    def _playout(self, game):
+        """The game with every trick played (``play_out``) and its encoder, made once."""
+        if getattr(self, "_playout_game", None) is None:
+            self._playout_game = Game(replace(game.rules, play_out=True))
+            self._playout_encoder = make_encoder(self._playout_game)
+        return self._playout_game, self._playout_encoder
 
     # ------------------------------------------------------------------ bidding
     def _hand_values(self, ctx, t, s) -> dict[int, np.ndarray]:
@@ -161,11 +212,9 @@ class PimcAgent(Agent):
         """The points ``seat``'s team takes in each world of ``st`` when it declares
         ``contract``, leads, and every seat then plays as the fallback agent (the heuristic)
         does, seeing only its own view, with all tricks played."""
-        if getattr(self, "_playout_game", None) is None:
-            self._playout_game = Game(replace(game.rules, play_out=True))
-            self._playout_encoder = make_encoder(self._playout_game)
-        self._playout_game.open_play(st, seat, contract)
-        play_out(self._playout_game, st, self.fallback, self._playout_encoder)
+        pgame, encoder = self._playout(game)
+        pgame.open_play(st, seat, contract)
+        play_out(pgame, st, self.fallback, encoder)
         return st.points[:, seat % 2].copy()
 
     @staticmethod

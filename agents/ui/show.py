@@ -34,10 +34,16 @@ class Verdict:
     values: dict[str, int]
 
 
+SIX_ANALYSED_TRICKS = 6  # six-player: the plays of the last 6 tricks are judged
+
+
 def analysable(game: Game, st: State) -> str | None:
-    """Why the solver cannot judge the plays of table 0's hand (None when it can)."""
-    if game.rules.ruleset != "standard":
-        return f"the solver does not cover the {game.rules.ruleset} ruleset"
+    """Why the solver does not judge the play at table 0 now (None when it does): in the
+    six-player game only the last ``SIX_ANALYSED_TRICKS`` tricks' plays, as a solve from
+    the first trick takes seconds to minutes (agents.search.solver)."""
+    if game.six and game.n_tricks - int(st.trick_no[0]) > SIX_ANALYSED_TRICKS:
+        return (f"six-player plays are judged in the last {SIX_ANALYSED_TRICKS} tricks only: "
+                f"an exact solve from the first trick takes seconds to minutes")
     return None
 
 
@@ -47,8 +53,8 @@ def loss_unit(st: State) -> str:
 
 
 def analyse_play(game: Game, st: State, action: int) -> Verdict:
-    """The verdict on playing ``action`` at table 0 of ``st`` (standard ruleset, play phase);
-    the state is not changed."""
+    """The verdict on playing ``action`` at table 0 of ``st`` (play phase); the state is not
+    changed."""
     tile = T.TILE_NAMES[action - game.actions.play0]
     seat = int(st.to_move[0])
     legal = [T.TILE_NAMES[a - game.actions.play0] for a in np.flatnonzero(st.legal[0])]
@@ -122,7 +128,9 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
         if why:
             lines.append(f"analysis: none ({why})")
         else:
-            lines.append(f"analysis, {loss_unit(st)} given away against perfect play: " + "; ".join(
+            part = f" in the last {SIX_ANALYSED_TRICKS} tricks" if game.six else ""
+            lines.append(f"analysis, {loss_unit(st)} given away against perfect play{part}: "
+                         + "; ".join(
                 f"team {t} {lost[t][0]} ({lost[t][1]} mistake{'s' * (lost[t][1] != 1)})"
                 for t in (0, 1)))
     return lines
