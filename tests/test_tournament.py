@@ -34,6 +34,18 @@ def test_both_orientations_play_the_same_deals_with_seats_swapped():
         assert o0["agents"][0] != o0["agents"][1]
 
 
+def test_chosen_deal_numbers_play_as_those_deals_do_in_a_range():
+    whole = play_duplicate(RULES, "heuristic", "random", deals=12, seed=5, chunk=5)
+    picked = play_duplicate(RULES, "heuristic", "random", deals=[9, 2, 7], seed=5, chunk=2)
+    for field in whole.FIELDS:
+        assert getattr(picked, field).tolist() == getattr(whole, field)[[9, 2, 7]].tolist()
+    recs = []
+    play_duplicate(RULES, "random", "passive", deals=[4], seed=5, on_records=recs.extend)
+    assert [r["game"] for r in recs] == [4, 4]
+    with pytest.raises(ValueError, match="deal numbers"):
+        play_duplicate(RULES, "random", "passive", deals=[-1], seed=5)
+
+
 def test_a_side_against_itself_is_even_and_marks_cancel():
     stats = play_duplicate(RULES, "random", "random", deals=400, seed=1)
     s = summarize(stats, n_boot=200)

@@ -90,12 +90,14 @@ def _side(spec, team_seats: int) -> list[Agent]:
     return [make_agent(spec)] * team_seats
 
 
-def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "hands",
+def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int | Sequence[int],
+                   mode: str = "hands",
                    seed: int = 0, first_deal: int = 0, chunk: int = 4096,
                    on_records: Callable[[list[dict]], None] | None = None,
                    on_hands: Callable[[State, np.ndarray, np.ndarray], None] | None = None,
                    progress: Callable[[int], None] | None = None) -> PairStats:
-    """Play deals ``first_deal .. first_deal + deals - 1`` twice, seats swapped.
+    """Play deals ``first_deal .. first_deal + deals - 1`` twice, seats swapped (``deals``
+    a sequence: those deal numbers, in that order, e.g. deals chosen for their contract).
 
     ``side_a``/``side_b``: an agent, a name or spec, or a list of partners (two; six-player
     three), one a seat of the team by role. An agent that does not play ``rules.ruleset`` is
@@ -115,19 +117,25 @@ def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int, mode: str = "
             if (why := ruleset_fault(agent, rules.ruleset)) is not None:
                 raise ValueError(why)
             agent.setup(game)
+    if isinstance(deals, (int, np.integer)):
+        ids = np.arange(first_deal, first_deal + int(deals))
+    else:
+        ids = np.asarray(deals, np.int64)
+        if ids.ndim != 1 or (ids < 0).any():
+            raise ValueError("deals: a count, or a list of deal numbers 0 or more")
     parts = []
-    for lo in range(first_deal, first_deal + deals, chunk):
-        n = min(chunk, first_deal + deals - lo)
-        parts.append(_play_chunk(game, encoder, sides, lo, n, mode, seed, on_records,
+    for lo in range(0, len(ids), chunk):
+        part = ids[lo:lo + chunk]
+        parts.append(_play_chunk(game, encoder, sides, part, mode, seed, on_records,
                                  on_hands))
         if progress:
-            progress(n)
+            progress(len(part))
     return PairStats.concat(parts)
 
 
-def _play_chunk(game, encoder, sides, first, n, mode, seed, on_records, on_hands) -> PairStats:
+def _play_chunk(game, encoder, sides, ids, mode, seed, on_records, on_hands) -> PairStats:
     S = game.n_seats
-    ids = np.arange(first, first + n)
+    n = len(ids)
     st = game.reset(2 * n, seed=seed, game_ids=np.concatenate([ids, ids]))
     orient = np.repeat([0, 1], n)
     pair = np.concatenate([np.arange(n), np.arange(n)])
