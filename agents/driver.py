@@ -51,7 +51,8 @@ def choose(game: Game, st: State, agents: Sequence[Agent], who: np.ndarray, enco
 def play_out(game: Game, st: State, agent: Agent, encoder=None,
              until_trick: int | None = None) -> None:
     """Play every table of ``st`` to the end of its hand, ``agent`` at every seat; with
-    ``until_trick``, only until ``until_trick`` tricks are done (or the hand ends)."""
+    ``until_trick``, only until ``until_trick`` tricks are done (or the hand ends; a trick
+    in progress is always finished)."""
     encoder = encoder if encoder is not None else make_encoder(game)
     n = st.batch_size
     while True:

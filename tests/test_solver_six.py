@@ -11,6 +11,7 @@ from agents.baselines.pimc import PimcAgent
 from agents.search.six import hand_word
 from agents.search.solver import solve_position, solve_record, solve_value
 from helpers import brute_values, stepped
+from texas42_env import tiles as T
 from texas42_env.core import PLAYING, Game
 from texas42_env.records import record_from_state
 from texas42_env.rules import RulesConfig
@@ -71,6 +72,38 @@ def test_both_copies_in_one_trick_first_played_ranks_higher():
             found.append(st)
     assert len(found) >= 20
     check(found[:40])
+
+
+def test_a_copy_of_a_movers_tile_in_another_hand_keeps_its_plays_apart():
+    """Two tiles of the mover that no other tile tells apart are still different plays when
+    another hand holds a copy of one of them (first played ranks higher): endgames where
+    another hand holds a copy of a legal play of the mover (seed 25 holds one where keeping
+    the higher of two adjacent trumps wins the last trick against the other copy of the
+    lower)."""
+    found = []
+    for st in positions(300, seed=25, plays_left=(6, 12)):
+        seat = int(st.to_move[0])
+        words = [hand_word(int(h)) for h in st.hands[0]]
+        others = 0
+        for q in range(6):
+            if q != seat:
+                others |= words[q]
+        legal = sum(1 << (int(a) - SIX.actions.play0) for a in np.flatnonzero(st.legal[0]))
+        if bin(legal).count("1") >= 2 and legal & others & ((1 << 28) - 1):
+            found.append(st)
+    assert len(found) >= 40
+    check(found)
+
+
+def test_five_trick_values_are_the_values_of_the_positions_after_each_play():
+    """Where brute force is out of reach (5 tricks left, PIMC's exact phase): each play's
+    value equals a fresh solve of the position after it, through the core."""
+    for st in positions(8, seed=10, plays_left=(28, 30)):
+        got = solve_position(SIX, st, 0)["values"]
+        for a in np.flatnonzero(st.legal[0]):
+            name = T.TILE_NAMES[int(a) - SIX.actions.play0]
+            after = stepped(SIX_OUT, st, int(a))
+            assert solve_value(SIX_OUT, after, 0) == got[name], name
 
 
 def test_hand_word_counts_copies():

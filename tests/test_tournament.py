@@ -42,8 +42,9 @@ def test_chosen_deal_numbers_play_as_those_deals_do_in_a_range():
     recs = []
     play_duplicate(RULES, "random", "passive", deals=[4], seed=5, on_records=recs.extend)
     assert [r["game"] for r in recs] == [4, 4]
-    with pytest.raises(ValueError, match="deal numbers"):
-        play_duplicate(RULES, "random", "passive", deals=[-1], seed=5)
+    for bad in ([-1], [], [1.5], True):
+        with pytest.raises(ValueError, match="deal numbers"):
+            play_duplicate(RULES, "random", "passive", deals=bad, seed=5)
 
 
 def test_a_side_against_itself_is_even_and_marks_cancel():

@@ -97,7 +97,8 @@ def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int | Sequence[int
                    on_hands: Callable[[State, np.ndarray, np.ndarray], None] | None = None,
                    progress: Callable[[int], None] | None = None) -> PairStats:
     """Play deals ``first_deal .. first_deal + deals - 1`` twice, seats swapped (``deals``
-    a sequence: those deal numbers, in that order, e.g. deals chosen for their contract).
+    a sequence: those deal numbers, in that order, e.g. deals chosen for their contract, and
+    no ``first_deal``).
 
     ``side_a``/``side_b``: an agent, a name or spec, or a list of partners (two; six-player
     three), one a seat of the team by role. An agent that does not play ``rules.ruleset`` is
@@ -117,12 +118,15 @@ def play_duplicate(rules: RulesConfig, side_a, side_b, deals: int | Sequence[int
             if (why := ruleset_fault(agent, rules.ruleset)) is not None:
                 raise ValueError(why)
             agent.setup(game)
-    if isinstance(deals, (int, np.integer)):
+    if isinstance(deals, (int, np.integer)) and not isinstance(deals, bool):
         ids = np.arange(first_deal, first_deal + int(deals))
     else:
-        ids = np.asarray(deals, np.int64)
-        if ids.ndim != 1 or (ids < 0).any():
-            raise ValueError("deals: a count, or a list of deal numbers 0 or more")
+        ids = np.asarray(deals)
+        if isinstance(deals, bool) or ids.ndim != 1 or ids.size == 0 or \
+                ids.dtype.kind not in "iu" or (ids < 0).any() or first_deal:
+            raise ValueError(f"deals: a count, or a non-empty list of deal numbers 0 or more "
+                             f"(without first_deal), got {deals!r}"[:200])
+        ids = ids.astype(np.int64)
     parts = []
     for lo in range(0, len(ids), chunk):
         part = ids[lo:lo + chunk]

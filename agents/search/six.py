@@ -7,8 +7,9 @@ are alike but for the first-played rule, which the trick's strict "better than t
 far" keeps. The search is the suit search's (``agents.search.kernels``) for six seats:
 fail-soft alpha-beta over an explicit stack of frames, a transposition table of bounds at
 trick starts keyed by two independent 64-bit hashes of the six hands and the leader, plays
-ordered by the same cheap rules with equivalent plays searched once (``_alike`` over the
-other five hands' tile types), MTD(f) at the root, the last trick counted directly.
+ordered by the same cheap rules with equivalent plays searched once (``_alike6``: the suit
+search's test over the other five hands' tile types, and never two tiles of which another
+hand holds a copy), MTD(f) at the root, the last trick counted directly.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ MAX_PLIES = 64  # rows of the per-depth arrays (a hand has 54 plays; the root us
 MAX_MOVES = 10  # a hand holds at most 9 tile types (the exchange leaves 9 tiles)
 _TYPES = (1 << 28) - 1
 _K1, _K2 = -7046029254386353131, -4658895280553007687  # odd multipliers of the two hashes
+_LOW35, _LOW33 = (1 << 35) - 1, (1 << 33) - 1
 
 
 def hand_word(instances: int) -> int:
@@ -57,14 +59,26 @@ def _points_left(h, left, ppt, tab, count_tiles):
 
 @njit(cache=True, inline="always")
 def _keys(h, leader):
-    x = np.int64(0)
+    """Two independent hashes of the six hands and the leader (multiply, then xor with a
+    logical shift: the arithmetic shift of an int64 would pin the top bit)."""
+    x = np.int64(leader + 1) * _K2
     y = np.int64(leader + 1)
     for q in range(SEATS):
         x = (x ^ h[q]) * _K1
-        x ^= x >> 29
+        x ^= (x >> 29) & _LOW35
         y = (y ^ h[q]) * _K2
-        y ^= y >> 31
+        y ^= (y >> 31) & _LOW33
     return x, y
+
+
+@njit(cache=True, inline="always")
+def _alike6(t, u, n_in, led, brank, suits, others, tab):
+    """``kernels._alike`` for two-copy hands: never the same play when another hand holds a
+    copy of either tile, since the copy's trick goes to whichever of the two falls first
+    (keeping ``t`` may beat a later copy of ``u`` where keeping ``u`` loses to it)."""
+    if others & ((np.int64(1) << t) | (np.int64(1) << u)):
+        return False
+    return _alike(t, u, n_in, led, brank, suits, others, tab)
 
 
 @njit(cache=True, inline="always")
@@ -95,7 +109,7 @@ def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, s
                 continue
             if suits < 0:
                 suits = _live_suits(others, n_in, led, tab)
-            if _alike(t, u, n_in, led, brank, suits, others, tab):
+            if _alike6(t, u, n_in, led, brank, suits, others, tab):
                 same = True
                 if t == tt_move:
                     scratch[ply, 0, j] = t
@@ -460,7 +474,7 @@ def solve_root6(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
         if out[t] < 0:
             for i in range(n):
                 u = scratch[row, 0, i]
-                if _alike(t, u, n_in, led, brank, suits, others, tab):
+                if _alike6(t, u, n_in, led, brank, suits, others, tab):
                     out[t] = out[u]
                     break
     return 0
