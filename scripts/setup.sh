@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up .venv for texas42: `bash scripts/setup.sh` (the package), `bash scripts/setup.sh --dev`
-# (plus the test tools). PyTorch is installed first, pinned to torch==2.13.0, when the venv has
+# (plus the test tools and Ray, whose tests start a local cluster). PyTorch is installed first, pinned to torch==2.13.0, when the venv has
 # none: pyproject only asks for torch>=2.2, and a bare torch requirement can pull a build many
 # GB large. Where your package index serves torch 2.13.0 with CUDA and you want the CPU build,
 # install it into .venv beforehand from PyTorch's CPU wheel index (see PyTorch's install

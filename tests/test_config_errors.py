@@ -185,7 +185,7 @@ CASES = {
     "bid_data-worlds": ("bid_data.py", ["worlds=abc"],
                         ["worlds", "'abc'", "a positive whole number"]),
     "bid_data-chunk": ("bid_data.py", ["chunk=6", "hands=12"], ["chunk", "6", "a multiple of 4"]),
-    "bid_data-unknown": ("bid_data.py", ["nope=1"], ["unknown key 'nope'", "allowed: chunk"]),
+    "bid_data-unknown": ("bid_data.py", ["nope=1"], ["unknown key 'nope'", "allowed: backend, chunk"]),
     "train_bidnet-epochs": ("train_bidnet.py", ["epochs=abc"],
                             ["epochs", "'abc'", "a positive whole number"]),
     "train_bidnet-val_share": ("train_bidnet.py", ["val_share=1.5"],

@@ -19,7 +19,7 @@ LAYERS = [
     ("texas42_env",),
     ("agents.base",),
     ("agents.driver",),
-    ("agents.search", "agents.nets"),
+    ("agents.search", "agents.nets", "agents.scale"),
     ("agents.baselines",),
     ("agents.bidding",),
     ("agents.arena",),
@@ -29,7 +29,7 @@ LAYERS = [
 ]
 # heavy optional libraries a function may import when it first needs them (and the project's
 # modules that import one of them at their top: the solver, the nets, training)
-HEAVY = {"torch", "numba", "matplotlib", "tensorboard"}
+HEAVY = {"torch", "numba", "matplotlib", "tensorboard", "ray"}
 PACKAGES = ("texas42_env", "agents")
 
 

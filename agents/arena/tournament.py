@@ -5,6 +5,14 @@
 in parallel over ``workers`` processes, then writes ``ratings.csv``, ``report.md``,
 ``ratings.png`` and keeps the game records of every hand under ``records/``.
 
+``backend`` says where the matches run: ``local`` (``workers`` processes on this machine)
+or ``ray`` (``workers`` tasks at once on a Ray cluster, ``ray.address``: empty starts a
+local Ray, ``auto`` or ``ray://HOST:PORT`` joins one). A task is a match, or a block of
+``block`` deal pairs of it; only this process (the driver) writes files, in task order, so
+the results are the same on either backend whatever the number of workers. A match of
+several blocks keeps each finished block in ``blocks.jsonl`` (and its records under
+``records/A__vs__B.blocks/``) until the match is whole, so a killed driver loses no block.
+
 ``ruleset`` picks the game (``standard`` or ``six-player``; ``rules`` holds that ruleset's
 rules.md options). In six-player a partnership is three agents, ``{partners: [a, b, c]}``,
 one a seat of the team by role (seats 0/2/4 or 1/3/5 in that order): as many partners as a
@@ -15,12 +23,8 @@ from __future__ import annotations
 
 import csv
 import json
-import multiprocessing as mp
 import os
 import sys
-import threading
-import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -39,6 +43,7 @@ from agents.arena.duplicate import (MODES, PairStats, pair_scores, play_duplicat
 from agents.arena.ratings import bootstrap_ratings, openskill_ratings
 from agents.base import REGISTRY, make_agent, spec_name
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint
+from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 
 
 class TournamentError(ConfigError):
@@ -59,6 +64,9 @@ class TournamentConfig:
     deals: int = setting(1000, whole(1))
     seed: int = setting(0, whole(0))
     workers: int = setting(2, whole(1))
+    backend: str = setting("local", one_of(*KINDS))  # local processes, or Ray
+    ray: RayConfig = setting(default_factory=RayConfig)  # where Ray runs (backend: ray)
+    block: int | None = setting(None, whole(1, optional=True))  # deal pairs a task (null: a match)
     format: str = setting("round_robin", one_of("round_robin", "gauntlet"))
     gauntlet: str | None = None  # the agent that meets the pool in a gauntlet
     anchor: str | None = "random"  # the agent rated 0 (null: ratings centred on their mean)
@@ -71,6 +79,10 @@ class TournamentConfig:
     @classmethod
     def from_dict(cls, d: dict) -> "TournamentConfig":
         """From a config's mapping: unknown and missing keys are named first."""
+        d = dict(d)
+        if "ray" in d and not isinstance(d["ray"], RayConfig):
+            d["ray"] = build(RayConfig, d["ray"] if d["ray"] is not None else {}, "ray.",
+                             error=TournamentError)
         return build(cls, d, error=TournamentError)
 
     def check(self) -> None:
@@ -78,6 +90,9 @@ class TournamentConfig:
         spec, a missing checkpoint or an agent that does not play the ruleset is named,
         ``agents.NAME: ...``, before anything is played)."""
         validate(self, error=TournamentError)
+        if not isinstance(self.ray, RayConfig):
+            raise TournamentError(key="ray", value=self.ray, allowed="a mapping of address")
+        validate(self.ray, "ray.", error=TournamentError)
         if isinstance(self.rules, dict) and "ruleset" in self.rules:
             raise TournamentError.at("rules.ruleset", "the ruleset is the top-level key "
                                      "ruleset (e.g. ruleset=six-player), not a rules option",
@@ -233,30 +248,40 @@ def _side(cfg: TournamentConfig, name: str):
     return _agent(cfg, name)
 
 
-def _play(job: tuple) -> dict:
-    """One match (in a worker process)."""
-    cfg, a, b, run_dir = job
-    rules = cfg.rules_config()
-    records_path = Path(run_dir) / "records" / f"{a}__vs__{b}.jsonl"
-    tmp = records_path.with_suffix(".jsonl.tmp")
-    if cfg.records:
-        records_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(tmp, "w", encoding="utf-8") if cfg.records else nullcontext() as fh:
-        def sink(recs):
-            fh.writelines(json.dumps({**r, "match": f"{a} vs {b}"}) + "\n" for r in recs)
+def _play_block(job: tuple) -> dict:
+    """One task (in a worker): deal pairs ``first .. first + n - 1`` of match a vs b, their
+    per-pair figures and (with ``records``) the game records as JSON lines."""
+    cfg, a, b, first, n = job
+    lines: list[str] = []
 
-        stats = play_duplicate(rules, _side(cfg, a), _side(cfg, b), cfg.deals,
-                               mode=cfg.mode, seed=cfg.seed, chunk=cfg.chunk,
-                               on_records=sink if cfg.records else None)
-    if cfg.records:
-        os.replace(tmp, records_path)
-    return {"key": match_key(cfg, a, b), "stats": stats.to_dict(),
-            "records": str(records_path.relative_to(run_dir)) if cfg.records else None}
+    def sink(recs):
+        lines.extend(json.dumps({**r, "match": f"{a} vs {b}"}) + "\n" for r in recs)
+
+    stats = play_duplicate(cfg.rules_config(), _side(cfg, a), _side(cfg, b), n,
+                           mode=cfg.mode, seed=cfg.seed, first_deal=first, chunk=cfg.chunk,
+                           on_records=sink if cfg.records else None)
+    return {"stats": stats.to_dict(), "records": lines}
+
+
+def _blocks(cfg: TournamentConfig) -> list[tuple[int, int]]:
+    """(first deal, deal pairs) of each task of a match."""
+    size = cfg.block or cfg.deals
+    return [(lo, min(size, cfg.deals - lo)) for lo in range(0, cfg.deals, size)]
+
+
+def backend_of(cfg: TournamentConfig) -> Backend:
+    """The backend the config names (``TournamentError`` when it cannot run)."""
+    try:
+        return Backend(cfg.backend, cfg.workers, cfg.ray.address)
+    except BackendError as e:
+        raise TournamentError(str(e), key="backend", value=cfg.backend) from None
 
 
 def run_tournament(cfg: TournamentConfig, run_dir: str | Path) -> dict:
     """Play what is missing, then rate and report. Returns the ratings."""
     cfg.check()
+    if cfg.backend != "local":
+        backend_of(cfg)  # Ray missing or out of reach: said before any folder is made
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     results_path = run_dir / "results.jsonl"
@@ -272,44 +297,87 @@ def run_tournament(cfg: TournamentConfig, run_dir: str | Path) -> dict:
     return write_outputs(cfg, rows, run_dir)
 
 
-def _worker_init(parent: int) -> None:
-    """A worker process: one torch/numba thread (workers share the cores; set before either
-    is loaded), and gone within a second of its parent, even a SIGKILLed one."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
+def _append(out, row: dict) -> None:
+    """One JSON line, flushed and fsynced (append-only files the driver alone writes)."""
+    out.write(json.dumps(row) + "\n")
+    out.flush()
+    os.fsync(out.fileno())
 
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)  # the parent is gone: nobody will read our results
 
-    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+def _write_atomic(path: Path, lines: list[str]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 def _play_all(cfg, todo, run_dir, results_path, done) -> None:
-    jobs = [(cfg, a, b, str(run_dir)) for a, b in todo]
-    bar = tqdm(total=len(jobs) * cfg.deals, unit="pairs", desc="tournament",
+    blocks = _blocks(cfg)
+    many = len(blocks) > 1
+    blocks_path = run_dir / "blocks.jsonl"
+    matches = {(a, b): match_key(cfg, a, b) for a, b in todo}
+    ids = {_key_id(k) for k in matches.values()}
+    kept: dict[tuple[str, int], dict] = {}  # finished blocks of the matches to play
+    if many:
+        for row in read_results(blocks_path):
+            match = row["key"].get("match")
+            if isinstance(match, dict) and _key_id(match) in ids:
+                kept[(_key_id(match), row["key"].get("first"))] = row
+    tasks = [(cfg, a, b, lo, n) for a, b in todo for lo, n in blocks
+             if (_key_id(matches[(a, b)]), lo) not in kept]
+    bar = tqdm(total=len(todo) * cfg.deals, unit="pairs", desc="tournament",
                disable=not cfg.progress)
-    with open(results_path, "a", encoding="utf-8") as out:
-        def keep(row):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-            done[_key_id(row["key"])] = row
-            bar.update(cfg.deals)
-            bar.set_postfix_str(f"{row['key']['a']} vs {row['key']['b']}")
+    bar.update(sum(r["key"]["deals"] for r in kept.values()))
+    backend = backend_of(cfg)
+    with open(results_path, "a", encoding="utf-8") as out, \
+            (open(blocks_path, "a", encoding="utf-8") if many else open(os.devnull, "w")) as bout:
+        def finish(a, b, parts: list[dict]) -> None:
+            key = matches[(a, b)]
+            name = f"{a}__vs__{b}"
+            rel = None
+            if cfg.records:
+                folder = run_dir / "records"
+                folder.mkdir(parents=True, exist_ok=True)
+                block_dir = folder / f"{name}.blocks"
+                lines = parts[0]["records"] if not many else [
+                    line for lo, _ in blocks
+                    for line in (block_dir / f"{lo:09d}.jsonl").read_text(
+                        encoding="utf-8").splitlines(keepends=True)]
+                _write_atomic(folder / f"{name}.jsonl", lines)
+                rel = f"records/{name}.jsonl"
+                if many:
+                    for f in block_dir.glob("*.jsonl"):
+                        f.unlink()
+                    block_dir.rmdir()
+            stats = PairStats.concat([PairStats.from_dict(p["stats"]) for p in parts])
+            row = {"key": key, "stats": stats.to_dict(), "records": rel}
+            _append(out, row)
+            done[_key_id(key)] = row
+            bar.set_postfix_str(f"{a} vs {b}")
 
-        if cfg.workers > 1 and len(jobs) > 1:
-            # spawn, not fork: a forked child of a process whose torch thread pool has started
-            # (a neural agent checked or built here) can hang in its first matrix product
-            ctx = mp.get_context("spawn")
-            with ctx.Pool(min(cfg.workers, len(jobs)), initializer=_worker_init,
-                          initargs=(os.getpid(),)) as pool:
-                for row in pool.imap_unordered(_play, jobs):
-                    keep(row)
-        else:
-            for job in jobs:
-                keep(_play(job))
+        def on_result(i: int, res: dict) -> None:
+            _, a, b, lo, n = tasks[i]
+            bar.update(n)
+            key = matches[(a, b)]
+            if not many:
+                return finish(a, b, [res])
+            if cfg.records:
+                block_dir = run_dir / "records" / f"{a}__vs__{b}.blocks"
+                block_dir.mkdir(parents=True, exist_ok=True)
+                _write_atomic(block_dir / f"{lo:09d}.jsonl", res["records"])
+            row = {"key": {"match": key, "first": lo, "deals": n, "a": a, "b": b},
+                   "stats": res["stats"]}
+            _append(bout, row)
+            kept[(_key_id(key), lo)] = row
+            if all((_key_id(key), first) in kept for first, _ in blocks):
+                finish(a, b, [kept[(_key_id(key), first)] for first, _ in blocks])
+
+        backend.run(_play_block, tasks, on_result)
+        for (a, b), key in matches.items():  # matches whose every block was kept already
+            if _key_id(key) not in done and all((_key_id(key), lo) in kept for lo, _ in blocks):
+                finish(a, b, [kept[(_key_id(key), lo)] for lo, _ in blocks])
     bar.close()
 
 

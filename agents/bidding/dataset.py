@@ -22,10 +22,8 @@ with the chance of making each need (``p_make``) and the expected points.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,6 +37,7 @@ from texas42_env.rules import ConfigError
 
 from agents.base import REGISTRY
 from agents.bidding.bidders import CONTRACTS, EVALUATIONS, NEEDS, HandValuer, make_curves
+from agents.scale.backend import KINDS, WORKER_THREADS, Backend, BackendError, RayConfig
 
 FORMAT = "texas42-hand-values"
 IDENTITY = ("evaluate", "play", "worlds", "seed", "chunk", "contracts")
@@ -60,8 +59,9 @@ def _contracts(v) -> bool:
 @dataclass
 class DataConfig:
     """``hands``: total hands (a multiple of ``chunk``); ``chunk``: hands per file (a
-    multiple of 4: whole deals); ``workers``: processes (chunks run in parallel, one thread
-    each: ``one_thread_each``)."""
+    multiple of 4: whole deals); ``workers``: chunks made at once, one thread each, on the
+    ``backend`` (``local`` processes, or ``ray``: a task a chunk, ``ray.address`` where;
+    see ``agents.scale.backend``). The backend and workers never change a chunk."""
 
     hands: int = setting(20000, whole(1))
     worlds: int = setting(16, whole(1))
@@ -71,12 +71,17 @@ class DataConfig:
     chunk: int = setting(400, whole(1, test=lambda v: v % 4 == 0,
                                     says="a multiple of 4 (whole deals)"))
     workers: int = setting(1, whole(1))
+    backend: str = setting("local", one_of(*KINDS))
+    ray: RayConfig = setting(default_factory=RayConfig)
     contracts: list[int] = setting(
         rule=Rule(test=_contracts, says=f"a list of contracts among {list(CONTRACTS)}"),
         default_factory=lambda: list(CONTRACTS))
 
     def __post_init__(self):
+        if isinstance(self.ray, dict):
+            self.ray = build(RayConfig, self.ray, "ray.", error=DataConfigError)
         validate(self, error=DataConfigError)
+        validate(self.ray, "ray.", error=DataConfigError)
         if self.hands % self.chunk:
             raise DataConfigError(key="hands", value=self.hands,
                                   allowed=f"a multiple of chunk ({self.chunk})")
@@ -89,11 +94,6 @@ class DataConfig:
 
     def identity(self) -> dict:
         return {k: asdict(self)[k] for k in IDENTITY}
-
-
-# what each worker process starts with: one thread of OpenMP (torch), BLAS and numba
-WORKER_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-                  "NUMBA_NUM_THREADS": "1"}
 
 
 @contextmanager
@@ -137,17 +137,20 @@ def make_chunk(config: DataConfig, k: int) -> dict[str, np.ndarray]:
             "points": points}
 
 
-def _write_chunk(out: str, config: dict, k: int) -> int:
-    cfg = DataConfig(**config)
-    arrays = make_chunk(cfg, k)
-    path = chunk_path(Path(out), k)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")  # one per writer
+def _chunk_task(job: tuple[dict, int]) -> dict[str, np.ndarray]:
+    """A worker's task: the arrays of chunk ``k`` (the driver writes them)."""
+    config, k = job
+    return make_chunk(DataConfig(**config), k)
+
+
+def _write_chunk(out: Path, k: int, arrays: dict[str, np.ndarray]) -> None:
+    path = chunk_path(out, k)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
     with open(tmp, "wb") as f:
         np.savez(f, **arrays)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    return k
 
 
 def _read_config(path: Path) -> dict:
@@ -192,21 +195,21 @@ def generate(config: DataConfig, out: str | os.PathLike,
     done = total - len(todo)
     if progress:
         progress(done, total)
-    if config.workers == 1 or len(todo) <= 1:
-        for k in todo:
-            _write_chunk(str(out), asdict(config), k)
-            done += 1
-            if progress:
-                progress(done, total)
-    else:
-        with one_thread_each(), \
-                ProcessPoolExecutor(config.workers, mp_context=mp.get_context("spawn")) as ex:
-            futures = [ex.submit(_write_chunk, str(out), asdict(config), k) for k in todo]
-            for f in as_completed(futures):
-                f.result()
-                done += 1
-                if progress:
-                    progress(done, total)
+    try:
+        backend = Backend(config.backend, config.workers, config.ray.address)
+    except BackendError as e:
+        raise DataConfigError(str(e), key="backend", value=config.backend) from None
+    plain = {**asdict(config), "ray": asdict(config.ray)}
+
+    def keep(i: int, arrays: dict[str, np.ndarray]) -> None:
+        nonlocal done
+        _write_chunk(out, todo[i], arrays)
+        done += 1
+        if progress:
+            progress(done, total)
+
+    with one_thread_each():
+        backend.run(_chunk_task, [(plain, k) for k in todo], keep)
     return {"chunks": total, "made": len(todo), "hands": total * config.chunk}
 
 

@@ -1,0 +1,1 @@
+"""Scale-out: the local and Ray backends (agents.scale.backend)."""

@@ -1,0 +1,246 @@
+"""Where work runs: in this process, in local worker processes, or on a Ray cluster, behind
+one interface (``Backend``).
+
+``Backend(kind, workers, address)``: ``kind`` is ``local`` (``workers`` spawned processes, or
+this process alone when ``workers`` is 1) or ``ray`` (Ray, the field's standard engine:
+``address`` empty starts a local Ray inside this process, ``auto`` joins the cluster this
+machine belongs to, ``ray://HOST:PORT`` a remote one through Ray Client; ``workers`` tasks
+run at once). Two ways to use it:
+
+- ``run(fn, tasks, on_result)``: ``fn(task)`` for every task, each a plain function of its
+  task (tournament blocks, dataset chunks). Results reach ``on_result(i, result)`` in task
+  order (a later one that finishes first waits for the earlier ones), so what the caller
+  writes is the same whatever the number of workers or the order tasks finish in. Under
+  Ray a task whose worker dies (killed, out of memory, a lost node) is run again
+  (``retries`` times) and delivered once; an exception raised by ``fn`` itself is not
+  retried and stops the run.
+- ``generators(factory)``: workers that each build ``factory()`` once (an object holding an
+  agent, a network) and answer ``map(method, items)`` with ``getattr(obj, method)(item)``
+  for each item, in item order (local processes, or Ray actors restarted when they die).
+  The generic way to spread data generation (self-play batches, expert labels) over workers.
+
+Results are only returned: the caller (the driver) writes every file, so workers on other
+machines need no shared disk. Every worker process takes one torch/numba/BLAS thread
+(``WORKER_THREADS``, unless the caller's environment sets the variables): on shared cores
+the workers are the parallelism and threads on top of them wait on each other.
+
+Ray is an optional extra (``pip install 'texas42[ray]'``); without it ``kind="ray"`` says
+how to install it. Functions and factories must be importable on the workers (the project
+installed on every node, as ``pip install -e .`` does on one machine).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from texas42_env.config import Rule, setting
+
+KINDS = ("local", "ray")
+WORKER_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                  "NUMBA_NUM_THREADS": "1"}
+INSTALL_RAY = "Ray is not installed: pip install 'texas42[ray]' (or pip install ray)"
+
+
+@dataclass
+class RayConfig:
+    """The ``ray`` key of a config: where the ray backend runs."""
+
+    address: str = setting("", Rule("text", says="empty (a local Ray in this process), auto "
+                                                  "(the cluster this machine is in) or "
+                                                  "ray://HOST:PORT"))
+
+
+class BackendError(RuntimeError):
+    """The backend cannot run: Ray missing, a cluster that cannot be reached."""
+
+
+def worker_env() -> dict[str, str]:
+    """The thread settings a worker process starts with: one thread each, unless this
+    process's environment says otherwise."""
+    return {k: os.environ.get(k, v) for k, v in WORKER_THREADS.items()}
+
+
+def _worker_init(parent: int) -> None:
+    """A local worker process: one thread each (set before torch or numba loads) and gone
+    within a second of its parent, even a SIGKILLed one (nobody would read its results)."""
+    os.environ.update(worker_env())
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+_HELD: dict[str, Any] = {}  # a local generator worker's object
+
+
+def _hold(parent: int, factory: Callable[[], Any]) -> None:
+    _worker_init(parent)
+    _HELD["obj"] = factory()
+
+
+def _call_held(job: tuple[str, Any]) -> Any:
+    method, item = job
+    return getattr(_HELD["obj"], method)(item)
+
+
+def _apply(fn: Callable[[Any], Any], task: Any) -> Any:
+    """A Ray task: ``fn(task)`` (any picklable callable: a function, a partial)."""
+    return fn(task)
+
+
+class _RayHolder:
+    """A Ray actor holding ``factory()`` (see ``Backend.generators``)."""
+
+    def __init__(self, factory: Callable[[], Any]):
+        self.obj = factory()
+
+    def call(self, method: str, item: Any) -> Any:
+        return getattr(self.obj, method)(item)
+
+
+def _ray():
+    try:
+        import ray  # heavy, optional: only the ray backend loads it
+    except ImportError:
+        raise BackendError(INSTALL_RAY) from None
+    return ray
+
+
+class Backend:
+    """Local processes or Ray (see the module)."""
+
+    def __init__(self, kind: str = "local", workers: int = 1, address: str = "",
+                 retries: int = 3):
+        if kind not in KINDS:
+            raise ValueError(f"backend: {kind!r}; allowed: {', '.join(KINDS)}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers: a whole number of at least 1, got {workers!r}")
+        self.kind, self.workers, self.address, self.retries = kind, workers, address, retries
+        if kind == "ray":
+            self._connect()
+
+    def __repr__(self) -> str:
+        where = f", address {self.address!r}" if self.kind == "ray" else ""
+        return f"Backend({self.kind}, {self.workers} workers{where})"
+
+    # ------------------------------------------------------------------ ray
+    def _connect(self) -> None:
+        ray = _ray()
+        if ray.is_initialized():
+            return
+        env = {"env_vars": worker_env()}
+        try:
+            if self.address:
+                ray.init(address=self.address, runtime_env=env, log_to_driver=False)
+            else:  # a local Ray in this process: as many CPUs as workers, no dashboard
+                ray.init(num_cpus=self.workers, runtime_env=env, include_dashboard=False,
+                         log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise BackendError(f"backend ray: cannot reach Ray at "
+                               f"{self.address or 'a new local instance'}: {e}") from None
+
+    def _ray_run(self, fn, tasks, on_result) -> None:
+        ray = _ray()
+        remote = ray.remote(num_cpus=1, max_retries=self.retries,
+                            retry_exceptions=False)(_apply)
+        pending: dict[Any, int] = {}
+        ready: dict[int, Any] = {}
+        nxt = sent = 0
+        while nxt < len(tasks):
+            while sent < len(tasks) and len(pending) < self.workers:
+                pending[remote.remote(fn, tasks[sent])] = sent
+                sent += 1
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                ready[pending.pop(ref)] = ray.get(ref)  # re-raises the task's own error
+            while nxt in ready:
+                on_result(nxt, ready.pop(nxt))
+                nxt += 1
+
+    # ------------------------------------------------------------------ the interface
+    def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any],
+            on_result: Callable[[int, Any], None]) -> None:
+        """``on_result(i, fn(tasks[i]))`` for every task, in task order (see the module)."""
+        tasks = list(tasks)
+        if not tasks:
+            return
+        if self.kind == "ray":
+            return self._ray_run(fn, tasks, on_result)
+        if self.workers == 1 or len(tasks) == 1:
+            for i, task in enumerate(tasks):
+                on_result(i, fn(task))
+            return
+        # spawn, not fork: a forked child of a process whose torch thread pool has started
+        # can hang in its first matrix product
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(min(self.workers, len(tasks)), initializer=_worker_init,
+                      initargs=(os.getpid(),)) as pool:
+            for i, result in enumerate(pool.imap(fn, tasks)):
+                on_result(i, result)
+
+    def generators(self, factory: Callable[[], Any]) -> "Generators":
+        """Workers each holding ``factory()``, answering ``map`` (see the module)."""
+        return Generators(self, factory)
+
+
+class Generators:
+    """``Backend.generators``: ``map(method, items)`` yields ``obj.method(item)`` in item
+    order; ``close()`` (or a ``with`` block) stops the workers."""
+
+    def __init__(self, backend: Backend, factory: Callable[[], Any]):
+        self.backend = backend
+        self.factory = factory
+        self._pool = self._local = self._actors = None
+        if backend.kind == "ray":
+            ray = _ray()
+            holder = ray.remote(num_cpus=1, max_restarts=backend.retries,
+                                max_task_retries=backend.retries)(_RayHolder)
+            self._actors = [holder.remote(factory) for _ in range(backend.workers)]
+        elif backend.workers == 1:
+            self._local = factory()
+        else:
+            ctx = mp.get_context("spawn")
+            self._pool = ctx.Pool(backend.workers, initializer=_hold,
+                                  initargs=(os.getpid(), factory))
+
+    def map(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
+        items = list(items)
+        if self._local is not None:
+            for item in items:
+                yield getattr(self._local, method)(item)
+        elif self._pool is not None:
+            yield from self._pool.imap(_call_held, [(method, x) for x in items])
+        else:
+            from ray.util import ActorPool  # heavy, optional: only the ray backend loads it
+
+            pool = ActorPool(self._actors)
+            yield from pool.map(lambda actor, x: actor.call.remote(method, x), items)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool = None
+        if self._actors is not None:
+            ray = _ray()
+            for actor in self._actors:
+                ray.kill(actor)
+            self._actors = None
+        self._local = None
+
+    def __enter__(self) -> "Generators":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+__all__ = ["Backend", "BackendError", "Generators", "KINDS", "RayConfig", "WORKER_THREADS",
+           "worker_env"]

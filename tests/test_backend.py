@@ -1,0 +1,63 @@
+"""The backends' common interface on the local backend (tests/test_ray.py runs Ray itself):
+ordered results, held generators, clear refusals."""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+
+import pytest
+
+from agents.arena.tournament import TournamentConfig, TournamentError, run_tournament
+from agents.bidding.dataset import DataConfig, DataConfigError
+from agents.scale.backend import Backend, BackendError, worker_env
+
+
+def test_results_come_in_task_order_on_one_or_many_processes():
+    for workers in (1, 2):
+        got = []
+        Backend("local", workers).run(abs, [-5, 3, -2, 0, -9], lambda i, r: got.append((i, r)))
+        assert got == [(0, 5), (1, 3), (2, 2), (3, 0), (4, 9)]
+
+
+def test_generators_hold_one_object_each_and_answer_in_item_order():
+    for workers in (1, 2):
+        with Backend("local", workers).generators(partial(complex, 0, 1)) as g:
+            assert list(g.map("__mul__", [1, 2, 3])) == [1j, 2j, 3j]
+
+
+def test_bad_backends_and_worker_counts_are_refused():
+    with pytest.raises(ValueError, match="allowed: local, ray"):
+        Backend("spark")
+    for bad in (0, True, 1.5):
+        with pytest.raises(ValueError, match="workers"):
+            Backend("local", bad)
+
+
+def test_ray_missing_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails as if not installed
+    with pytest.raises(BackendError, match=r"pip install 'texas42\[ray\]'"):
+        Backend("ray")
+    cfg = TournamentConfig.from_dict({"agents": {"random": "random", "passive": "passive"},
+                                      "deals": 2, "backend": "ray", "progress": False})
+    with pytest.raises(TournamentError, match=r"backend ray|texas42\[ray\]"):
+        run_tournament(cfg, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_configs_name_a_bad_backend_or_ray_key():
+    with pytest.raises(TournamentError, match="backend"):
+        TournamentConfig.from_dict({"agents": {"a": "random", "b": "passive"},
+                                    "backend": "spark"}).check()
+    with pytest.raises(TournamentError, match="ray.nope"):
+        TournamentConfig.from_dict({"agents": {"a": "random", "b": "passive"},
+                                    "ray": {"nope": 1}})
+    with pytest.raises(DataConfigError, match="backend"):
+        DataConfig(backend="spark")
+
+
+def test_workers_take_one_thread_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert worker_env()["OMP_NUM_THREADS"] == "1" and worker_env()["NUMBA_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert worker_env()["OMP_NUM_THREADS"] == "3"
