@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import tempfile
 import time
 from typing import Callable
 
@@ -26,12 +27,14 @@ from texas42_env.sampling import uniform_legal
 from texas42_env.vector_env import Texas42VectorEnv
 from texas42_env.worlds import replayed, sample_worlds
 
+from agents.arena.tournament import TournamentConfig, run_tournament
 from agents.base import Context
 from agents.baselines.heuristic import HeuristicAgent
 from agents.baselines.pimc import PimcAgent
 from agents.bidding.bidders import SimBidder
 from agents.bidding.bidnet import LearnedBidder, untrained_checkpoint
 from agents.driver import act_rows
+from agents.scale.backend import Backend
 
 BATCHES = (1, 64, 1024, 4096, 8192)
 ENV_BATCHES = (1, 4096)
@@ -461,7 +464,36 @@ def bench_train_pair(updates: int = 5, tables: int = 1024, seed: int = 0, model=
             "samples_per_s": rates, "total_samples_per_s": sum(rates)}
 
 
-AGENT_KINDS = ("solver", "pimc", "bidding", "train")
+def bench_tournament(deals: int = 100, seed: int = 0, n_worlds: int = 16) -> dict:
+    """Matches per second of one PIMC tournament (a gauntlet: ``pimc`` against four
+    opponents, ``deals`` deal pairs a match, no records) on the local backend with 1 and 2
+    worker processes and on Ray (a local Ray started here first, not timed) with 1 and 2
+    workers, in one run; each timing includes starting its worker processes."""
+    pimc = {"name": "pimc", "n_worlds": n_worlds, "bidding": "heuristic"}
+    agents = {"pimc": pimc, "heuristic": {"name": "heuristic"}, "passive": {"name": "passive"},
+              "random": {"name": "random"}, "heuristic2": {"name": "heuristic"}}
+    Backend("ray", 2)  # start Ray now: its start is not part of any timing
+    rows = []
+    for kind, workers in (("local", 1), ("local", 2), ("ray", 1), ("ray", 2)):
+        cfg = TournamentConfig.from_dict(dict(
+            agents=agents, format="gauntlet", gauntlet="pimc", anchor="random", deals=deals,
+            seed=seed, workers=workers, backend=kind, records=False, progress=False,
+            n_boot=10))
+        with tempfile.TemporaryDirectory() as run:
+            t0 = time.perf_counter()
+            run_tournament(cfg, run)
+            took = time.perf_counter() - t0
+        rows.append({"backend": kind, "workers": workers, "seconds": took,
+                     "matches_per_s": len(cfg.matches()) / took})
+    rate = {(r["backend"], r["workers"]): r["matches_per_s"] for r in rows}
+    return {"kind": "tournament", "deals": deals, "matches": 4, "n_worlds": n_worlds,
+            "seed": seed, "rows": rows,
+            "ray_2_vs_1": rate[("ray", 2)] / rate[("ray", 1)],
+            "ray_vs_local_1": rate[("ray", 1)] / rate[("local", 1)],
+            "ray_vs_local_2": rate[("ray", 2)] / rate[("local", 2)]}
+
+
+AGENT_KINDS = ("solver", "pimc", "bidding", "train", "tournament")
 
 
 def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
@@ -475,6 +507,8 @@ def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
         return bench_pimc(pimc_n, seed=seed, ruleset=ruleset)
     if kind == "bidding":
         return bench_bidding(seed=seed, bidnet=bidnet)
+    if kind == "tournament":
+        return bench_tournament(seed=seed)
     row = bench_train(seed=seed)
     pair = bench_train_pair(seed=seed)
     row["two_processes"] = {**pair, "vs_alone": pair["total_samples_per_s"] / row["samples_per_s"]}
@@ -500,6 +534,15 @@ def agent_row(row: dict) -> str:
                 f"batched: {row['sim_decisions_per_s']:,.1f} vs "
                 f"{row['learned_decisions_per_s']:,.0f} decisions/s: "
                 f"x{row['throughput_ratio']:,.0f}")
+    if row["kind"] == "tournament":
+        lines = [f"tournament: PIMC gauntlet, {row['matches']} matches of {row['deals']} deal "
+                 f"pairs, {row['n_worlds']} worlds:"]
+        lines += [f"  {r['backend']:>5}, {r['workers']} worker{'s' * (r['workers'] > 1)}: "
+                  f"{r['matches_per_s']:.3f} matches/s ({r['seconds']:.1f} s)" for r in row["rows"]]
+        lines.append(f"  ray 2 workers / 1: x{row['ray_2_vs_1']:.2f}; ray / local: "
+                     f"x{row['ray_vs_local_1']:.2f} (1 worker), x{row['ray_vs_local_2']:.2f} "
+                     f"(2 workers)")
+        return "\n".join(lines)
     text = (f" train: PPO rollout + learning, {row['tables']} hands an update: "
             f"{row['samples_per_s']:,.0f} samples/s ({row['threads']} torch "
             f"thread{'s' if row['threads'] != 1 else ''})")

@@ -152,7 +152,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if unknown:
         return _refuse("bench", "--kinds", f"unknown kinds {shown(sorted(unknown))}; allowed: "
                        f"{', '.join(BENCH_KINDS)}")
-    standard_only = [k for k in kinds if k in ("worlds", "bidding", "train")]
+    standard_only = [k for k in kinds if k in ("worlds", "bidding", "train", "tournament")]
     if args.ruleset != "standard" and standard_only:
         return _refuse("bench", "--kinds", f"{', '.join(standard_only)} measure the standard "
                        f"game only; for {args.ruleset}: core, env, solver, pimc")
@@ -165,7 +165,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             return 2
     plan = []
     for kind in kinds:
-        if kind in ("worlds", "solver", "pimc", "train", "bidding"):
+        if kind in ("worlds", "solver", "pimc", "train", "bidding", "tournament"):
             plan.append((kind, None))
             continue
         default = bench.BATCHES if kind == "core" else bench.ENV_BATCHES
@@ -181,7 +181,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         if kind == "worlds":
 
             row = bench.bench_worlds(seconds=args.seconds)
-        elif kind in ("solver", "pimc", "train", "bidding"):
+        elif kind in ("solver", "pimc", "train", "bidding", "tournament"):
             row = bench.bench_agent(kind, seed=args.seed, solver_n=args.solver_n,
                                     pimc_n=args.pimc_n, bidnet=args.bidnet,
                                     ruleset=args.ruleset)
@@ -206,7 +206,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train", "bidding")
+BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train", "bidding", "tournament")
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:

@@ -140,9 +140,11 @@ class Backend:
         try:
             if self.address:
                 ray.init(address=self.address, runtime_env=env, log_to_driver=False)
-            else:  # a local Ray in this process: as many CPUs as workers, no dashboard
-                ray.init(num_cpus=self.workers, runtime_env=env, include_dashboard=False,
-                         log_to_driver=False)
+            else:  # a local Ray in this process (every core; ``workers`` tasks at a time)
+                cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+                    else os.cpu_count() or 1
+                ray.init(num_cpus=max(self.workers, cores), runtime_env=env,
+                         include_dashboard=False, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise BackendError(f"backend ray: cannot reach Ray at "
                                f"{self.address or 'a new local instance'}: {e}") from None
