@@ -21,7 +21,7 @@ import pytest
 
 from agents.arena.tournament import TournamentConfig, run_tournament
 from agents.bidding.dataset import DataConfig, chunk_path, generate
-from agents.scale.backend import Backend
+from agents.scale.backend import Backend, worker_env
 from agents.training.generation import SelfPlaySettings, self_play_batches
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,6 +107,13 @@ def test_generated_batches_on_ray_actors_are_the_local_ones(cluster):
     for x, y in zip(want, got):
         assert sorted(x) == sorted(y) and all(np.array_equal(x[k], y[k]) for k in x)
     assert not np.array_equal(want[0]["deal"], want[1]["deal"])
+
+
+def test_ray_workers_take_one_thread_each(cluster):
+    names = ["OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"]
+    got = []
+    Backend("ray", 2, cluster).run(os.getenv, names, lambda i, v: got.append(v))
+    assert got == [worker_env()[k] for k in names] and "1" in got
 
 
 def _task_pids() -> list[int]:

@@ -156,8 +156,9 @@ class Backend:
         pending: dict[Any, int] = {}
         ready: dict[int, Any] = {}
         nxt = sent = 0
+        window = 4 * self.workers  # results held for a slow earlier task: at most this many
         while nxt < len(tasks):
-            while sent < len(tasks) and len(pending) < self.workers:
+            while sent < len(tasks) and len(pending) < self.workers and sent < nxt + window:
                 pending[remote.remote(fn, tasks[sent])] = sent
                 sent += 1
             done, _ = ray.wait(list(pending), num_returns=1)
