@@ -3,6 +3,7 @@ ordered results, held generators, clear refusals."""
 
 from __future__ import annotations
 
+import os
 import sys
 from functools import partial
 
@@ -54,6 +55,23 @@ def test_configs_name_a_bad_backend_or_ray_key():
                                     "ray": {"nope": 1}})
     with pytest.raises(DataConfigError, match="backend"):
         DataConfig(backend="spark")
+
+
+def test_local_worker_processes_start_with_one_thread_each(monkeypatch):
+    """The settings are in a worker's environment when it starts (torch and numba read them
+    as they load, before any task runs), and the driver's own are left as they were."""
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "2")
+    got = []
+    names = ["OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "MKL_NUM_THREADS"]
+    Backend("local", 2).run(os.getenv, names, lambda i, v: got.append(v))
+    assert got == ["1", "2", "1"]
+    assert "OMP_NUM_THREADS" not in os.environ and os.environ["NUMBA_NUM_THREADS"] == "2"
+
+
+def test_a_local_worker_that_dies_stops_the_run_with_a_clear_error():
+    with pytest.raises(BackendError, match="a local worker process died"):
+        Backend("local", 2).run(os._exit, [0, 0, 0], lambda i, v: None)
 
 
 def test_workers_take_one_thread_unless_told_otherwise(monkeypatch):

@@ -275,3 +275,50 @@ def test_a_whole_agents_mapping_replaces_the_configs_and_one_entry_adds_to_it(tm
     names = {r.split(",")[0] for r in (tmp_path / "ratings.csv").read_text().splitlines()[1:]}
     assert names == {"a", "b", "c"}
     assert "rules {'nello': False, 'target': 3}" in (tmp_path / "report.md").read_text()
+
+
+def _run_files(run: Path) -> dict:
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*"))
+            if p.is_file() and p.suffix != ".png"}
+
+
+def _blocked(**over) -> TournamentConfig:
+    base = dict(agents={"random": {"name": "random", "seed": 0}, "passive": "passive",
+                        "heuristic": "heuristic"}, deals=24, block=8, seed=3, workers=1,
+                progress=False, n_boot=50)
+    return TournamentConfig.from_dict({**base, **over})
+
+
+def test_a_run_killed_before_a_match_row_resumes_from_its_blocks(tmp_path, monkeypatch):
+    """Killed after every block of the first match was kept but before its results row:
+    the rerun plays no block again and writes what an unbroken run writes."""
+    import agents.arena.tournament as t
+
+    run_tournament(_blocked(), tmp_path / "whole")
+    real = t._append
+
+    def killed(out, row):
+        if "match" not in row["key"]:  # a match's results row: the kill
+            raise KeyboardInterrupt
+        real(out, row)
+
+    monkeypatch.setattr(t, "_append", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(_blocked(), tmp_path / "broken")
+    monkeypatch.setattr(t, "_append", real)
+    assert len((tmp_path / "broken" / "blocks.jsonl").read_text().splitlines()) == 3
+    run_tournament(_blocked(), tmp_path / "broken")
+    assert _run_files(tmp_path / "broken") == _run_files(tmp_path / "whole")
+    assert len((tmp_path / "broken" / "blocks.jsonl").read_text().splitlines()) == 9
+
+
+def test_blocks_of_another_size_or_without_their_records_are_played_again(tmp_path):
+    run = tmp_path / "run"
+    run_tournament(_blocked(agents={"random": "random", "passive": "passive"}), run)
+    (run / "results.jsonl").unlink()  # as if killed before the match row
+    run_tournament(_blocked(agents={"random": "random", "passive": "passive"}, block=12), run)
+    rows = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and len(rows[0]["stats"]["hands"]) == 24
+    whole = tmp_path / "whole"
+    run_tournament(_blocked(agents={"random": "random", "passive": "passive"}, block=12), whole)
+    assert (run / "results.jsonl").read_bytes() == (whole / "results.jsonl").read_bytes()

@@ -25,7 +25,7 @@ import csv
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -313,71 +313,101 @@ def _write_atomic(path: Path, lines: list[str]) -> None:
     os.replace(tmp, path)
 
 
+def _resolved(cfg: TournamentConfig) -> TournamentConfig:
+    """``cfg`` with every agent read from a file given the file its path resolves to now
+    (as the match keys name it), so every worker loads that very checkpoint."""
+    agents = {}
+    for name, spec in cfg.agents.items():
+        files = _files_of(cfg, name) if isinstance(spec, dict) and "path" in spec else []
+        agents[name] = {**spec, "path": files[0]} if files else spec
+    return replace(cfg, agents=agents)
+
+
 def _play_all(cfg, todo, run_dir, results_path, done) -> None:
+    """Play the blocks not kept, then finish the matches in ``todo`` order: a match is
+    finished (its records joined, its results row fsynced, then its block files removed)
+    once every block of it is kept."""
     blocks = _blocks(cfg)
     many = len(blocks) > 1
     blocks_path = run_dir / "blocks.jsonl"
+    records_dir = run_dir / "records"
     matches = {(a, b): match_key(cfg, a, b) for a, b in todo}
-    ids = {_key_id(k) for k in matches.values()}
+    ids = {_key_id(k): (a, b) for (a, b), k in matches.items()}
+    sizes = dict(blocks)
+
+    def block_file(a: str, b: str, lo: int) -> Path:
+        return records_dir / f"{a}__vs__{b}.blocks" / f"{lo:09d}.jsonl"
+
     kept: dict[tuple[str, int], dict] = {}  # finished blocks of the matches to play
     if many:
         for row in read_results(blocks_path):
-            match = row["key"].get("match")
-            if isinstance(match, dict) and _key_id(match) in ids:
-                kept[(_key_id(match), row["key"].get("first"))] = row
-    tasks = [(cfg, a, b, lo, n) for a, b in todo for lo, n in blocks
+            k = row["key"]
+            match, lo = k.get("match"), k.get("first")
+            if not (isinstance(match, dict) and _key_id(match) in ids):
+                continue  # another config's block
+            a, b = ids[_key_id(match)]
+            if sizes.get(lo) != k.get("deals") or \
+                    (cfg.records and not block_file(a, b, lo).exists()):
+                continue  # another block size, or its records are not there: played again
+            kept[(_key_id(match), lo)] = row
+    work = _resolved(cfg)
+    tasks = [(work, a, b, lo, n) for a, b in todo for lo, n in blocks
              if (_key_id(matches[(a, b)]), lo) not in kept]
     bar = tqdm(total=len(todo) * cfg.deals, unit="pairs", desc="tournament",
                disable=not cfg.progress)
     bar.update(sum(r["key"]["deals"] for r in kept.values()))
     backend = backend_of(cfg)
+    order = list(todo)
     with open(results_path, "a", encoding="utf-8") as out, \
             (open(blocks_path, "a", encoding="utf-8") if many else open(os.devnull, "w")) as bout:
-        def finish(a, b, parts: list[dict]) -> None:
+        def finish(a: str, b: str) -> None:
             key = matches[(a, b)]
+            parts = [kept[(_key_id(key), lo)] for lo, _ in blocks]
             name = f"{a}__vs__{b}"
             rel = None
             if cfg.records:
-                folder = run_dir / "records"
-                folder.mkdir(parents=True, exist_ok=True)
-                block_dir = folder / f"{name}.blocks"
+                records_dir.mkdir(parents=True, exist_ok=True)
                 lines = parts[0]["records"] if not many else [
                     line for lo, _ in blocks
-                    for line in (block_dir / f"{lo:09d}.jsonl").read_text(
+                    for line in block_file(a, b, lo).read_text(
                         encoding="utf-8").splitlines(keepends=True)]
-                _write_atomic(folder / f"{name}.jsonl", lines)
+                _write_atomic(records_dir / f"{name}.jsonl", lines)
                 rel = f"records/{name}.jsonl"
-                if many:
-                    for f in block_dir.glob("*.jsonl"):
-                        f.unlink()
-                    block_dir.rmdir()
             stats = PairStats.concat([PairStats.from_dict(p["stats"]) for p in parts])
             row = {"key": key, "stats": stats.to_dict(), "records": rel}
-            _append(out, row)
+            _append(out, row)  # the match is safe on disk before its blocks' files go
             done[_key_id(key)] = row
+            if cfg.records and many:
+                folder = records_dir / f"{name}.blocks"
+                for f in folder.glob("*.jsonl"):
+                    f.unlink()
+                folder.rmdir()
             bar.set_postfix_str(f"{a} vs {b}")
+
+        def advance() -> None:
+            """Finish, in order, the matches whose every block is kept."""
+            while order and all((_key_id(matches[order[0]]), lo) in kept for lo, _ in blocks):
+                finish(*order.pop(0))
 
         def on_result(i: int, res: dict) -> None:
             _, a, b, lo, n = tasks[i]
             bar.update(n)
             key = matches[(a, b)]
-            if not many:
-                return finish(a, b, [res])
-            if cfg.records:
-                block_dir = run_dir / "records" / f"{a}__vs__{b}.blocks"
-                block_dir.mkdir(parents=True, exist_ok=True)
-                _write_atomic(block_dir / f"{lo:09d}.jsonl", res["records"])
             row = {"key": {"match": key, "first": lo, "deals": n, "a": a, "b": b},
                    "stats": res["stats"]}
-            _append(bout, row)
+            if many:
+                if cfg.records:
+                    block_file(a, b, lo).parent.mkdir(parents=True, exist_ok=True)
+                    _write_atomic(block_file(a, b, lo), res["records"])
+                _append(bout, row)
+            else:
+                row["records"] = res["records"]
             kept[(_key_id(key), lo)] = row
-            if all((_key_id(key), first) in kept for first, _ in blocks):
-                finish(a, b, [kept[(_key_id(key), first)] for first, _ in blocks])
+            advance()
 
+        advance()
         backend.run(_play_block, tasks, on_result)
-        for (a, b), key in matches.items():  # matches whose every block was kept already
-            if _key_id(key) not in done and all((_key_id(key), lo) in kept for lo, _ in blocks):
-                finish(a, b, [kept[(_key_id(key), lo)] for lo, _ in blocks])
+        advance()
     bar.close()
 
 

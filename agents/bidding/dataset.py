@@ -208,8 +208,7 @@ def generate(config: DataConfig, out: str | os.PathLike,
         if progress:
             progress(done, total)
 
-    with one_thread_each():
-        backend.run(_chunk_task, [(plain, k) for k in todo], keep)
+    backend.run(_chunk_task, [(plain, k) for k in todo], keep)
     return {"chunks": total, "made": len(todo), "hands": total * config.chunk}
 
 

@@ -20,7 +20,9 @@ run at once). Two ways to use it:
   The generic way to spread data generation (self-play batches, expert labels) over workers.
 
 Results are only returned: the caller (the driver) writes every file, so workers on other
-machines need no shared disk. Every worker process takes one torch/numba/BLAS thread
+machines need no shared disk for what is made (files an agent reads, a checkpoint, must be
+at the same path on every node). A local worker that dies stops the run with a
+``BackendError`` (what was written stays). Every worker process takes one torch/numba/BLAS thread
 (``WORKER_THREADS``, unless the caller's environment sets the variables): on shared cores
 the workers are the parallelism and threads on top of them wait on each other.
 
@@ -35,6 +37,9 @@ import multiprocessing as mp
 import os
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -65,10 +70,40 @@ def worker_env() -> dict[str, str]:
     return {k: os.environ.get(k, v) for k, v in WORKER_THREADS.items()}
 
 
+@contextmanager
+def _spawning():
+    """Local worker processes started inside take ``worker_env()``'s thread settings: a
+    spawned child reads its environment as torch and numba load, which is before any
+    initializer of ours runs (unpickling it imports the project)."""
+    settings = worker_env()
+    before = {k: os.environ.get(k) for k in settings}
+    os.environ.update(settings)
+    try:
+        yield
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _start(pool: ProcessPoolExecutor) -> None:
+    """Start the pool's processes now (a spawning pool starts them all at its first task),
+    inside ``_spawning``."""
+    try:
+        pool.submit(int).result()
+    except BrokenProcessPool:
+        raise BackendError(LOCAL_DIED) from None
+
+
+LOCAL_DIED = ("a local worker process died (killed, out of memory, or its setup failed); "
+              "what was written stays: rerun to go on")
+
+
 def _worker_init(parent: int) -> None:
-    """A local worker process: one thread each (set before torch or numba loads) and gone
-    within a second of its parent, even a SIGKILLed one (nobody would read its results)."""
-    os.environ.update(worker_env())
+    """A local worker process: gone within a second of its parent, even a SIGKILLed one
+    (nobody would read its results)."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -135,11 +170,16 @@ class Backend:
     def _connect(self) -> None:
         ray = _ray()
         if ray.is_initialized():
+            here = ray.get_runtime_context().gcs_address
+            if self.address not in ("", "auto") and not self.address.startswith("ray://") \
+                    and self.address != here:
+                raise BackendError(f"backend ray: this process is connected to Ray at {here}, "
+                                   f"not {self.address}")
             return
         env = {"env_vars": worker_env()}
         try:
-            if self.address:
-                ray.init(address=self.address, runtime_env=env, log_to_driver=False)
+            if self.address or os.environ.get("RAY_ADDRESS"):  # a cluster (a job's own too)
+                ray.init(address=self.address or None, runtime_env=env, log_to_driver=False)
             else:  # a local Ray in this process (every core; ``workers`` tasks at a time)
                 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
                     else os.cpu_count() or 1
@@ -183,11 +223,22 @@ class Backend:
             return
         # spawn, not fork: a forked child of a process whose torch thread pool has started
         # can hang in its first matrix product
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(min(self.workers, len(tasks)), initializer=_worker_init,
-                      initargs=(os.getpid(),)) as pool:
-            for i, result in enumerate(pool.imap(fn, tasks)):
-                on_result(i, result)
+        with _spawning():
+            pool = ProcessPoolExecutor(min(self.workers, len(tasks)),
+                                       mp_context=mp.get_context("spawn"),
+                                       initializer=_worker_init, initargs=(os.getpid(),))
+            _start(pool)
+        with pool:
+            futures = []
+            try:
+                futures = [pool.submit(fn, task) for task in tasks]
+                for i, f in enumerate(futures):
+                    on_result(i, f.result())
+            except BrokenProcessPool:
+                raise BackendError(LOCAL_DIED) from None
+            finally:
+                for f in futures:
+                    f.cancel()
 
     def generators(self, factory: Callable[[], Any]) -> "Generators":
         """Workers each holding ``factory()``, answering ``map`` (see the module)."""
@@ -204,15 +255,22 @@ class Generators:
         self._pool = self._local = self._actors = None
         if backend.kind == "ray":
             ray = _ray()
+            cpus = ray.cluster_resources().get("CPU", 0)
+            if cpus < backend.workers:
+                raise BackendError(f"backend ray: {backend.workers} workers hold a CPU each, "
+                                   f"the cluster has {cpus:g}")
             holder = ray.remote(num_cpus=1, max_restarts=backend.retries,
                                 max_task_retries=backend.retries)(_RayHolder)
             self._actors = [holder.remote(factory) for _ in range(backend.workers)]
         elif backend.workers == 1:
             self._local = factory()
         else:
-            ctx = mp.get_context("spawn")
-            self._pool = ctx.Pool(backend.workers, initializer=_hold,
-                                  initargs=(os.getpid(), factory))
+            with _spawning():
+                self._pool = ProcessPoolExecutor(backend.workers,
+                                                 mp_context=mp.get_context("spawn"),
+                                                 initializer=_hold,
+                                                 initargs=(os.getpid(), factory))
+                _start(self._pool)
 
     def map(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
         items = list(items)
@@ -220,7 +278,12 @@ class Generators:
             for item in items:
                 yield getattr(self._local, method)(item)
         elif self._pool is not None:
-            yield from self._pool.imap(_call_held, [(method, x) for x in items])
+            try:
+                futures = [self._pool.submit(_call_held, (method, x)) for x in items]
+                for f in futures:
+                    yield f.result()
+            except BrokenProcessPool:
+                raise BackendError(LOCAL_DIED) from None
         else:
             from ray.util import ActorPool  # heavy, optional: only the ray backend loads it
 
@@ -229,7 +292,7 @@ class Generators:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.terminate()
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         if self._actors is not None:
             ray = _ray()
