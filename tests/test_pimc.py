@@ -133,6 +133,40 @@ def test_pimc_searches_every_contract_for_its_sides_objective(monkeypatch, contr
     assert seen == {True, False}
 
 
+class _NelloSolver:
+    """A stand-in for the solver in nello: the lowest legal tile takes the bidder no trick in
+    world 0 and 3 in world 1; the next lowest 1 trick in both; the rest 5."""
+
+    def position(self, game, worlds, k):
+        legal = np.flatnonzero(worlds.legal[k, game.actions.play0:])
+        values = {int(t): 5 for t in legal}
+        values[int(legal[0])] = 0 if k == 0 else 3
+        values[int(legal[1])] = 1
+        return int(worlds.to_move[k]), values
+
+
+def test_pimc_nello_bidder_plays_for_no_trick_in_most_worlds_not_fewest_tricks(monkeypatch):
+    """Fewest tricks on average (1 and 1) would set the nello in every world; the play that
+    takes no trick in one world (0, then 3) keeps it alive there: the bidder takes it, an
+    opponent one that sets it everywhere with the most tricks (the rest)."""
+    monkeypatch.setattr("agents.search.solver._solver", lambda: _NelloSolver())
+    game, st = _declared(RulesConfig.make(), "nello", 64, seed=4)
+    agent = PimcAgent(n_worlds=2, seed=1).setup(game)
+    p0 = game.actions.play0
+    rows = np.flatnonzero(st.legal[:, p0:].sum(1) >= 3)
+    got = act_rows(game, st, agent, rows, make_encoder(game))
+    checked = 0
+    for r, a in zip(rows, got):
+        legal = np.flatnonzero(st.legal[r, p0:])
+        bidder = int(st.to_move[r]) == int(st.bidder[r])
+        if bidder:
+            assert a - p0 == legal[0]
+        else:
+            assert a - p0 in legal[2:]
+        checked += 1
+    assert checked > 0
+
+
 @pytest.mark.parametrize("contract, rules", [
     ("nello", {"nello_doubles": "low"}), ("nello", {"nello_doubles": "own_suit"}),
     ("sevens", {"sevens": True, "sevens_tie": "bidder"})])

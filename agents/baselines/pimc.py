@@ -4,8 +4,11 @@ Play: for each decision the agent samples ``n_worlds`` complete deals consistent
 its seat knows (``texas42_env.worlds``: exact, uniform), solves each with the exact solver
 (``agents.solver``: every hand visible, perfect play by both sides) and plays the move with
 the best average for its side: the bidding team's points in a suit, doubles or follow-me
-hand; in nello the bidder's tricks (the bidder fewest, the opponents most); in sevens the
-bidding team's tricks (it most, the others fewest).
+hand; in nello the share of worlds where the bidder takes no trick (the bidder most, the
+opponents fewest; ties to the fewest tricks for the bidder), since a nello is set by any
+trick the bidder takes, however many follow (the trick count alone lost 0.08 marks a nello
+hand to the heuristic, experiments/nello_sevens); in sevens the bidding team's tricks (it
+most, the others fewest).
 
 Bidding and declaring simulate the hand: ``bid_worlds`` worlds are sampled for the seat's
 hand and, for each candidate contract (its longest suits, doubles, follow-me), played from
@@ -127,18 +130,24 @@ class PimcAgent(Agent):
         p0 = game.actions.play0
         legal = np.flatnonzero(mask[p0:])
         total = np.zeros(T.N_TILES)
+        nello = int(st.contract[t]) == NELLO
+        clean = np.zeros(T.N_TILES)  # nello: the worlds where the bidder takes no trick
         if game.n_tricks - int(st.trick_no[t]) > self._exact(game):
             total[legal] = self._rolled_values(game, worlds, legal)
         else:
             for k in range(self.n_worlds):
                 for tile, v in solver.position(game, worlds, k)[1].items():  # tile ids
                     total[tile] += v
+                    clean[tile] += v == 0
         bidder = int(st.bidder[t])
-        if int(st.contract[t]) == NELLO:  # values are the bidder's tricks: it wants fewest
-            mine = s != bidder
+        if nello:  # values are the bidder's tricks: made only if it takes none
+            # the share of worlds where the bidder takes no trick decides, not the count of
+            # tricks it takes once set; fewer tricks only breaks ties
+            sign = -1 if s == bidder else 1
+            scores = -sign * clean[legal] * 1000 + sign * total[legal]
         else:  # the bidding team's points (sevens: tricks): it wants most
             mine = (s & 1) == (bidder & 1)
-        scores = total[legal] if mine else -total[legal]
+            scores = total[legal] if mine else -total[legal]
         return p0 + int(legal[np.argmax(scores)])
 
     def _rolled_values(self, game, worlds: State, legal: np.ndarray) -> np.ndarray:
