@@ -171,8 +171,10 @@ class Backend:
         ray = _ray()
         if ray.is_initialized():
             here = ray.get_runtime_context().gcs_address
+            # a node may name itself by another address than the one joined (127.0.0.1):
+            # the port tells clusters apart
             if self.address not in ("", "auto") and not self.address.startswith("ray://") \
-                    and self.address != here:
+                    and self.address.rpartition(":")[2] != here.rpartition(":")[2]:
                 raise BackendError(f"backend ray: this process is connected to Ray at {here}, "
                                    f"not {self.address}")
             return
