@@ -466,9 +466,10 @@ def bench_train_pair(updates: int = 5, tables: int = 1024, seed: int = 0, model=
 
 def bench_tournament(deals: int = 100, seed: int = 0, n_worlds: int = 16) -> dict:
     """Matches per second of one PIMC tournament (a gauntlet: ``pimc`` against four
-    opponents, ``deals`` deal pairs a match, no records) on the local backend with 1 and 2
-    worker processes and on Ray (a local Ray started here first, not timed) with 1 and 2
-    workers, in one run; each timing includes starting its worker processes."""
+    opponents, ``deals`` deal pairs a match in 5 blocks: 20 tasks, so two workers share
+    them evenly, no records) on the local backend with 1 worker (this process) and 2 worker
+    processes and on Ray (a local Ray started here first, not timed) with 1 and 2 workers,
+    in one run; each timing includes starting its worker processes."""
     pimc = {"name": "pimc", "n_worlds": n_worlds, "bidding": "heuristic"}
     agents = {"pimc": pimc, "heuristic": {"name": "heuristic"}, "passive": {"name": "passive"},
               "random": {"name": "random"}, "heuristic2": {"name": "heuristic"}}
@@ -478,7 +479,7 @@ def bench_tournament(deals: int = 100, seed: int = 0, n_worlds: int = 16) -> dic
         cfg = TournamentConfig.from_dict(dict(
             agents=agents, format="gauntlet", gauntlet="pimc", anchor="random", deals=deals,
             seed=seed, workers=workers, backend=kind, records=False, progress=False,
-            n_boot=10))
+            n_boot=10, block=max(1, deals // 5)))
         with tempfile.TemporaryDirectory() as run:
             t0 = time.perf_counter()
             run_tournament(cfg, run)
@@ -536,7 +537,7 @@ def agent_row(row: dict) -> str:
                 f"x{row['throughput_ratio']:,.0f}")
     if row["kind"] == "tournament":
         lines = [f"tournament: PIMC gauntlet, {row['matches']} matches of {row['deals']} deal "
-                 f"pairs, {row['n_worlds']} worlds:"]
+                 f"pairs in 5 blocks each, {row['n_worlds']} worlds:"]
         lines += [f"  {r['backend']:>5}, {r['workers']} worker{'s' * (r['workers'] > 1)}: "
                   f"{r['matches_per_s']:.3f} matches/s ({r['seconds']:.1f} s)" for r in row["rows"]]
         lines.append(f"  ray 2 workers / 1: x{row['ray_2_vs_1']:.2f}; ray / local: "
