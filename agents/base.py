@@ -102,8 +102,18 @@ def make_agent(spec: str | dict[str, Any], **kwargs: Any) -> Agent:
 
 
 def parse_spec(text: str) -> str | dict:
-    """An agent spec from the command line: ``NAME`` or ``NAME:KEY=VALUE,...`` (values read
-    as JSON where they parse, else as strings), e.g. ``neural:path=runs/train/X``."""
+    """An agent spec from the command line: ``NAME``, ``NAME:KEY=VALUE,...`` (values read
+    as JSON where they parse, else as strings), e.g. ``neural:path=runs/train/X``, or a JSON
+    object with a ``name`` (``{"name": "compose", "play": {"name": "pimc", "n_worlds": 32}}``:
+    options that hold specs of their own)."""
+    if text.lstrip().startswith("{"):
+        try:
+            spec = json.loads(text)
+        except ValueError as e:
+            raise ValueError(f"agent {text!r}: not a JSON object ({e})") from None
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            raise ValueError(f"agent {text!r}: a JSON spec needs a \"name\"")
+        return spec
     name, _, rest = text.partition(":")
     if not rest:
         return name
@@ -132,6 +142,11 @@ def spec_text(spec: Any) -> str:
 
 def spec_name(spec: Any) -> str:
     """The registered name in an agent spec (a name, ``NAME:K=V,...`` or a dict)."""
+    if isinstance(spec, str) and spec.lstrip().startswith("{"):
+        try:
+            spec = parse_spec(spec)
+        except ValueError:
+            return spec
     if isinstance(spec, str):
         return spec.partition(":")[0]
     if isinstance(spec, dict) or hasattr(spec, "keys"):

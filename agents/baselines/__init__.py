@@ -1,8 +1,10 @@
 """The baseline agents: ``random`` and ``passive`` (yardsticks), ``heuristic`` (rules of
-thumb), ``pimc`` (search over sampled worlds) and ``neural`` (a trained policy; torch is
+thumb), ``pimc`` (search over sampled worlds), ``compose`` (one agent's bidding, another's
+play) and ``neural`` (a trained policy; torch is
 imported only when one is built)."""
 
 from agents.base import REGISTRY
+from agents.baselines.compose import ComposeAgent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.baselines.pimc import PimcAgent
 from agents.baselines.simple import PassiveAgent, RandomAgent
@@ -18,4 +20,4 @@ def _neural(**kwargs):
 _neural.rulesets = ("standard", "six-player")
 REGISTRY["neural"] = _neural
 
-__all__ = ["HeuristicAgent", "PassiveAgent", "PimcAgent", "RandomAgent"]
+__all__ = ["ComposeAgent", "HeuristicAgent", "PassiveAgent", "PimcAgent", "RandomAgent"]
