@@ -111,7 +111,7 @@ def test_hand_word_counts_copies():
     assert hand_word((1 << 3) | (1 << 31)) == (1 << 3) | (1 << 31)
 
 
-def test_values_from_the_first_trick_are_final_points_and_records_solve_alike():
+def test_values_with_five_tricks_left_are_final_points_and_records_solve_alike():
     st = positions(1, seed=4, plays_left=(30, 30))[0]  # five tricks to play
     got = solve_position(SIX, st, 0)
     team = int(st.bidder[0]) & 1

@@ -138,7 +138,8 @@ class PimcAgent(Agent):
             for k in range(self.n_worlds):
                 for tile, v in solver.position(game, worlds, k)[1].items():  # tile ids
                     total[tile] += v
-                    clean[tile] += v == 0
+                    if nello:
+                        clean[tile] += v == 0
         bidder = int(st.bidder[t])
         if nello:  # values are the bidder's tricks: made only if it takes none
             # the share of worlds where the bidder takes no trick decides, not the count of

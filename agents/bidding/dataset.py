@@ -24,10 +24,9 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -37,7 +36,8 @@ from texas42_env.rules import ConfigError
 
 from agents.base import REGISTRY
 from agents.bidding.bidders import CONTRACTS, EVALUATIONS, NEEDS, HandValuer, make_curves
-from agents.scale.backend import KINDS, WORKER_THREADS, Backend, BackendError, RayConfig
+from agents.scale.backend import (KINDS, WORKER_THREADS, Backend, BackendError, RayConfig,
+                                  thread_settings)
 
 FORMAT = "texas42-hand-values"
 IDENTITY = ("evaluate", "play", "worlds", "seed", "chunk", "contracts")
@@ -96,21 +96,11 @@ class DataConfig:
         return {k: asdict(self)[k] for k in IDENTITY}
 
 
-@contextmanager
-def one_thread_each() -> Iterator[None]:
+def one_thread_each():
     """Worker processes started inside run one thread each (``WORKER_THREADS`` in the
-    environment they inherit, read as their libraries load): the workers are the
-    parallelism, and threads on top of them wait on each other's cores."""
-    before = {k: os.environ.get(k) for k in WORKER_THREADS}
-    os.environ.update(WORKER_THREADS)
-    try:
-        yield
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    environment they inherit, whatever it held): the workers are the parallelism, and
+    threads on top of them wait on each other's cores."""
+    return thread_settings(WORKER_THREADS)
 
 
 def chunk_path(out: Path, k: int) -> Path:

@@ -71,11 +71,9 @@ def worker_env() -> dict[str, str]:
 
 
 @contextmanager
-def _spawning():
-    """Local worker processes started inside take ``worker_env()``'s thread settings: a
-    spawned child reads its environment as torch and numba load, which is before any
-    initializer of ours runs (unpickling it imports the project)."""
-    settings = worker_env()
+def thread_settings(settings: dict[str, str]) -> Iterator[None]:
+    """``settings`` in this process's environment inside, as they were after: processes
+    started inside inherit them, read as their libraries load."""
     before = {k: os.environ.get(k) for k in settings}
     os.environ.update(settings)
     try:
@@ -86,6 +84,13 @@ def _spawning():
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def _spawning():
+    """Local worker processes started inside take ``worker_env()``'s thread settings: a
+    spawned child reads its environment as torch and numba load, which is before any
+    initializer of ours runs (unpickling it imports the project)."""
+    return thread_settings(worker_env())
 
 
 def _start(pool: ProcessPoolExecutor) -> None:
@@ -311,4 +316,4 @@ class Generators:
 
 
 __all__ = ["Backend", "BackendError", "Generators", "KINDS", "RayConfig", "WORKER_THREADS",
-           "worker_env"]
+           "thread_settings", "worker_env"]
