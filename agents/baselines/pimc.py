@@ -32,6 +32,20 @@ heuristic at every seat (each seeing only its own view in that world) until ``ex
 tricks are left, and solving from there exactly; from then on every world is solved. Its bidding, declaring and the exchange are the
 six-player heuristic's.
 
+Worlds that fit the auction (``bid_model``, e.g. ``"heuristic"``): the uniform worlds ignore
+what bids and passes say about hands; with a bid model, ``oversample`` times ``n_worlds``
+candidates are drawn, each weighed by how well the model explains the other seats' bids and
+declaration in it (1 per agreeing decision, ``bid_floor`` per disagreeing one, so no world is
+ruled out; ``agents.baselines.auction``), and ``n_worlds`` of them drawn in proportion to
+their weights are searched (each distinct one once, counted by multiplicity).
+``fit_stats`` sums, over the decisions, the candidates' effective number (Kish) and the
+distinct worlds searched.
+
+Honest continuations (``exact_tricks=0``): each play is valued by the heuristic playing each
+world out after it, every seat seeing only its own view, instead of double-dummy perfect
+play (any ``exact_tricks`` below the hand's tricks rolls out until that many are left and
+solves the rest).
+
 Its draws are keyed (``texas42_env.sampling``): a play decision's worlds come from a
 generator seeded by the decision's key, a hand's bidding worlds from one seeded by what the
 figures are cached under, so a seed and the deals fix its actions whatever the batch layout.
@@ -54,12 +68,24 @@ from texas42_env.config import check, number, whole
 from texas42_env.sampling import decision_keys, hash_key, keyed_generator
 from texas42_env.worlds import worlds_from_state
 
-from agents.base import Agent, register
+from agents.base import Agent, make_agent, parse_spec, register
+from agents.baselines.auction import AuctionFit
 from agents.baselines.heuristic import HeuristicAgent
 from agents.driver import play_out
 
 SIX_EXACT_TRICKS = 5  # six-player: solved from 5 tricks left (1.6 ms median), rolled out before
 PLAY_WORLDS, BID_WORLDS = 3, 4  # the salts of its keyed draws (with its seed)
+
+
+def _model(spec) -> Agent:
+    """The bid model of ``bid_model``: an agent, or its spec (a name, ``NAME:KEY=VALUE`` or
+    a dict)."""
+    if isinstance(spec, Agent):
+        return spec
+    try:
+        return make_agent(parse_spec(spec) if isinstance(spec, str) else spec)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"pimc bid_model: {e}") from None
 
 
 @register("pimc")
@@ -71,15 +97,20 @@ class PimcAgent(Agent):
     def __init__(self, n_worlds: int = 16, bid_worlds: int = 16, make_prob: float = 0.6,
                  marks_prob: float = 0.8, margin: int = 0, contracts: int = 3,
                  bidding: str = "simulate", bid_eval: str = "playout",
-                 exact_tricks: int | None = None, seed: int = 0):
+                 exact_tricks: int | None = None, bid_model=None, bid_floor: float = 0.05,
+                 oversample: int = 4, seed: int = 0):
         for key, value, rule in (("n_worlds", n_worlds, whole(1)), ("bid_worlds", bid_worlds, whole(1)),
                                  ("make_prob", make_prob, number(0, 1)),
                                  ("marks_prob", marks_prob, number(0, 1)),
                                  ("margin", margin, whole(-42, 42)),
-                                 ("contracts", contracts, whole(1, 7)), ("seed", seed, whole(0))):
+                                 ("contracts", contracts, whole(1, 7)), ("seed", seed, whole(0)),
+                                 ("bid_floor", bid_floor, number(0, 1)),
+                                 ("oversample", oversample, whole(1))):
             check(key, value, rule)
         if exact_tricks is not None:
-            check("exact_tricks", exact_tricks, whole(1, 9))
+            check("exact_tricks", exact_tricks, whole(0, 9))
+        if bid_floor <= 0:
+            raise ValueError(f"bid_floor: {bid_floor!r}; allowed: a number in (0, 1]")
         if bidding not in ("simulate", "heuristic"):
             raise ValueError(f"bidding: {bidding!r}; allowed: simulate, heuristic")
         if bid_eval not in ("solve", "playout"):
@@ -92,10 +123,15 @@ class PimcAgent(Agent):
         self._cache: dict[tuple, dict[int, np.ndarray]] = {}
         self.bidding = bidding
         self.seed = seed
+        self.bid_model, self.bid_floor, self.oversample = bid_model, bid_floor, oversample
+        self.model = None if bid_model is None else _model(bid_model)
+        self.auction = None
+        self.fit_stats = {"decisions": 0, "effective": 0.0, "distinct": 0}
 
     def setup(self, game):
-
         super().setup(game)
+        if self.model is not None:
+            self.auction = AuctionFit(game, self.model.setup(game), self.bid_floor)
         # bidding with bidding="heuristic", and nello, sevens, plunge and splash bids, go to
         # the heuristic
         self.fallback = HeuristicAgent().setup(game)
@@ -121,40 +157,56 @@ class PimcAgent(Agent):
     # ------------------------------------------------------------------ play
     def _play(self, ctx, t, s, mask) -> int:
         game, st = ctx.game, ctx.state
-
         rng = keyed_generator(decision_keys(st, [t], [s], (self.seed, PLAY_WORLDS)))
-        worlds = worlds_from_state(game, st, t, s, self.n_worlds, rng).states(game)
-        from agents.search.solver import _solver  # numba: compiled when first used
-
-        solver = _solver()
+        worlds, mult = self._worlds(game, st, t, s, rng)
         p0 = game.actions.play0
         legal = np.flatnonzero(mask[p0:])
-        total = np.zeros(T.N_TILES)
-        nello = int(st.contract[t]) == NELLO
-        clean = np.zeros(T.N_TILES)  # nello: the worlds where the bidder takes no trick
         if game.n_tricks - int(st.trick_no[t]) > self._exact(game):
-            total[legal] = self._rolled_values(game, worlds, legal)
+            values = self._rolled_values(game, worlds, legal)
         else:
-            for k in range(self.n_worlds):
-                for tile, v in solver.position(game, worlds, k)[1].items():  # tile ids
-                    total[tile] += v
-                    if nello:
-                        clean[tile] += v == 0
+            from agents.search.solver import _solver  # numba: compiled when first used
+
+            solver = _solver()
+            values = np.zeros((worlds.batch_size, legal.size))
+            for k in range(worlds.batch_size):
+                moves = solver.position(game, worlds, k)[1]  # tile ids
+                values[k] = [moves[tile] for tile in legal]
+        total = mult @ values
         bidder = int(st.bidder[t])
-        if nello:  # values are the bidder's tricks: made only if it takes none
+        if int(st.contract[t]) == NELLO:  # values are the bidder's tricks: made only if none
             # the share of worlds where the bidder takes no trick decides, not the count of
             # tricks it takes once set; fewer tricks only breaks ties
+            clean = mult @ (values == 0)
             sign = -1 if s == bidder else 1
-            scores = -sign * clean[legal] * 1000 + sign * total[legal]
+            scores = -sign * clean * 1000 + sign * total
         else:  # the bidding team's points (sevens: tricks): it wants most
             mine = (s & 1) == (bidder & 1)
-            scores = total[legal] if mine else -total[legal]
+            scores = total if mine else -total
         return p0 + int(legal[np.argmax(scores)])
 
+    def _worlds(self, game, st, t, s, rng) -> tuple[State, np.ndarray]:
+        """The worlds to search at table ``t`` for seat ``s`` and how often each counts:
+        ``n_worlds`` uniform ones, or with a ``bid_model`` that many drawn in proportion to
+        their auction weights from ``oversample`` times more (``agents.baselines.auction``;
+        each distinct world once, counted by its multiplicity; the effective number of the
+        candidates kept in ``fit_stats``)."""
+        if self.auction is None:
+            worlds = worlds_from_state(game, st, t, s, self.n_worlds, rng)
+            return worlds.states(game), np.ones(self.n_worlds)
+        worlds = worlds_from_state(game, st, t, s, self.n_worlds * self.oversample, rng)
+        w = self.auction.weights(worlds)
+        keep, mult = self.auction.resample(w, self.n_worlds, rng)
+        stats = self.fit_stats
+        stats["decisions"] += 1
+        stats["effective"] += self.auction.effective(w)
+        stats["distinct"] += keep.size
+        return worlds.states(game).take(keep), mult.astype(float)
+
     def _rolled_values(self, game, worlds: State, legal: np.ndarray) -> np.ndarray:
-        """Each legal play's total over the worlds: the bidding team's final points when it
-        is made, the heuristic plays every seat until ``exact_tricks`` tricks are left, and
-        perfect play follows (all tricks played)."""
+        """Each legal play's value in each world (``[worlds, plays]``) when it is made, the
+        heuristic plays every seat (each seeing only its own view in that world) until
+        ``exact_tricks`` tricks are left, and perfect play follows (all tricks played): the
+        bidding team's points, in nello and sevens its tricks, as the solver counts."""
         from agents.search.solver import _solver  # numba: compiled when first used
 
         pgame, encoder = self._playout(game)
@@ -165,9 +217,10 @@ class PimcAgent(Agent):
                  until_trick=game.n_tricks - self._exact(game))
         solver = _solver()
         team = batch.bidder & 1
+        tally = batch.tricks_won if int(batch.contract[0]) in (NELLO, SEVENS) else batch.points
         values = np.array([solver.value(pgame, batch, r) if batch.phase[r] == PLAYING else
-                           int(batch.points[r, team[r]]) for r in range(n * m)])
-        return values.reshape(n, m).sum(axis=0)
+                           int(tally[r, team[r]]) for r in range(n * m)])
+        return values.reshape(n, m)
 
     def _exact(self, game) -> int:
         """The tricks left from which every world is solved: ``exact_tricks``, by default
