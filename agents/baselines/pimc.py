@@ -157,20 +157,7 @@ class PimcAgent(Agent):
     # ------------------------------------------------------------------ play
     def _play(self, ctx, t, s, mask) -> int:
         game, st = ctx.game, ctx.state
-        rng = keyed_generator(decision_keys(st, [t], [s], (self.seed, PLAY_WORLDS)))
-        worlds, mult = self._worlds(game, st, t, s, rng)
-        p0 = game.actions.play0
-        legal = np.flatnonzero(mask[p0:])
-        if game.n_tricks - int(st.trick_no[t]) > self._exact(game):
-            values = self._rolled_values(game, worlds, legal)
-        else:
-            from agents.search.solver import _solver  # numba: compiled when first used
-
-            solver = _solver()
-            values = np.zeros((worlds.batch_size, legal.size))
-            for k in range(worlds.batch_size):
-                moves = solver.position(game, worlds, k)[1]  # tile ids
-                values[k] = [moves[tile] for tile in legal]
+        legal, values, mult = self.move_values(game, st, t, s, mask)
         total = mult @ values
         bidder = int(st.bidder[t])
         if int(st.contract[t]) == NELLO:  # values are the bidder's tricks: made only if none
@@ -182,7 +169,27 @@ class PimcAgent(Agent):
         else:  # the bidding team's points (sevens: tricks): it wants most
             mine = (s & 1) == (bidder & 1)
             scores = total if mine else -total
-        return p0 + int(legal[np.argmax(scores)])
+        return game.actions.play0 + int(legal[np.argmax(scores)])
+
+    def move_values(self, game, st: State, t: int, s: int, mask: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What the search knows of seat ``s``'s play decision at table ``t``: the legal
+        tiles (ids), each one's value in each searched world (``[worlds, tiles]``; the
+        solver's measure: the bidding team's points, in nello the bidder's tricks, in
+        sevens the bidding team's tricks) and how often each world counts."""
+        rng = keyed_generator(decision_keys(st, [t], [s], (self.seed, PLAY_WORLDS)))
+        worlds, mult = self._worlds(game, st, t, s, rng)
+        legal = np.flatnonzero(mask[game.actions.play0:])
+        if game.n_tricks - int(st.trick_no[t]) > self._exact(game):
+            return legal, self._rolled_values(game, worlds, legal), mult
+        from agents.search.solver import _solver  # numba: compiled when first used
+
+        solver = _solver()
+        values = np.zeros((worlds.batch_size, legal.size))
+        for k in range(worlds.batch_size):
+            moves = solver.position(game, worlds, k)[1]  # tile ids
+            values[k] = [moves[tile] for tile in legal]
+        return legal, values, mult
 
     def _worlds(self, game, st, t, s, rng) -> tuple[State, np.ndarray]:
         """The worlds to search at table ``t`` for seat ``s`` and how often each counts:
@@ -325,4 +332,19 @@ class PimcAgent(Agent):
         return c0 + self.make_probability(legal, need)[1]
 
 
-__all__ = ["PimcAgent"]
+def mover_utility(values: np.ndarray, contract: int, seat: int, bidder: int,
+                  n_tricks: int) -> np.ndarray:
+    """``move_values``' values as what each is worth to the seat to move, on one scale for
+    every contract (points of 42): in a points contract its team's points; in sevens its
+    team's tricks scaled to 42; in nello 42 for the side the outcome favours (the bidder
+    taking no trick: the bidder's; any trick: the opponents')."""
+    mine = (seat & 1) == (bidder & 1)
+    if contract == NELLO:
+        clean = (values == 0) * 42.0
+        return clean if mine else 42.0 - clean
+    if contract == SEVENS:
+        values = values * (42.0 / n_tricks)
+    return values if mine else 42.0 - values
+
+
+__all__ = ["PimcAgent", "mover_utility"]

@@ -134,7 +134,12 @@ def _chunk_task(job: tuple[dict, int]) -> dict[str, np.ndarray]:
 
 
 def _write_chunk(out: Path, k: int, arrays: dict[str, np.ndarray]) -> None:
-    path = chunk_path(out, k)
+    write_npz(chunk_path(out, k), arrays)
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``arrays`` saved to ``path`` whole or not at all (a temporary file, fsynced, then
+    renamed over it): a kill never leaves half a file under the name."""
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
     with open(tmp, "wb") as f:
         np.savez(f, **arrays)
@@ -250,4 +255,4 @@ def load_dataset(path: str | os.PathLike, max_hands: int | None = None) -> dict:
 
 
 __all__ = ["DataConfig", "DatasetError", "generate", "load_dataset", "make_chunk",
-           "one_thread_each"]
+           "one_thread_each", "write_npz"]

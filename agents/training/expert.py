@@ -1,0 +1,429 @@
+"""Expert iteration: the play net learns the search's move values on positions of its own play.
+
+Each round the student (the play net of a policy checkpoint, sampling from its own policy)
+plays ``hands`` label games at every seat, bidding and declaring left to ``bidding`` (the
+heuristic by default); at each of its play decisions with a choice the teacher (a search
+agent with ``move_values``: PIMC) values every legal tile in each of its worlds, and the
+position is kept with those per-world values (as what they are worth to the seat to move,
+``agents.baselines.pimc.mover_utility``: points of 42 on every contract) and the hand's
+outcome for the mover's team (marks). The play net is then trained on every round's
+positions so far: cross-entropy to the softmax of the world-averaged move values at
+temperature ``tau`` (points), plus ``value_weight`` times the squared error of its value
+head to the outcome. The next round's label games are the trained student's.
+
+Labels come in chunks of ``chunk_hands`` hands, each a pure function of the settings, the
+round and the chunk number (deals of their own games, the student's draws keyed by the
+decision), made on the backend's workers (``local`` processes or ``ray``) and written by the
+driver whole or not at all (``labels/round_R/chunk_K.npz``). A rerun of the same command in the
+same folder makes only what is missing: chunks not yet written, rounds not yet trained
+(``checkpoints/round_R.pt``, a checkpoint ``neural:path=`` plays). ``metrics.jsonl`` and
+TensorBoard (``tb/``) hold each round's losses and, on held-out chunks (every
+``holdout``-th), the agreement with the teacher's best move and the regret: points of the
+teacher's values lost a decision by the net's choice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from texas42_env.config import RULES, Rule, build, check_rules, number, one_of, setting, validate, whole
+from texas42_env.core import HAND_OVER, NO_ACTION, PLAYING, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rewards import team_rewards
+from texas42_env.rules import RULESETS, ConfigError, RulesConfig
+
+from agents.base import make_agent, parse_spec
+from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
+from agents.baselines.pimc import mover_utility
+from agents.bidding.dataset import write_npz
+from agents.driver import act_rows
+from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
+from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
+
+FIRST_GAME = 5 << 40  # label games: their own deals
+ROUND_GAMES = 1 << 32  # game ids a round may use
+MAX_PLAYS = 9  # the most legal tiles of a decision (a six-player hand holds 9)
+
+
+class ExpertError(ConfigError):
+    """A bad expert-iteration config or run folder."""
+
+
+def _spec(value) -> bool:
+    return isinstance(value, (str, dict)) and bool(value)
+
+
+SPEC = Rule(test=_spec, says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
+
+
+@dataclass
+class ExpertConfig:
+    """See the module's docstring; ``init`` is the checkpoint (or run folder) the student
+    starts from (its bidding net is kept as it is)."""
+
+    init: str = setting("", Rule(test=lambda v: isinstance(v, str) and bool(v),
+                                 says="a policy checkpoint or run folder"))
+    teacher: Any = setting(default_factory=lambda: {"name": "pimc", "n_worlds": 16}, rule=SPEC)
+    bidding: Any = setting("heuristic", SPEC)
+    ruleset: str = setting("standard", one_of(*RULESETS))
+    rules: dict = setting(rule=RULES, default_factory=dict)
+    rounds: int = setting(3, whole(1))
+    hands: int = setting(2000, whole(1))  # label games a round
+    chunk_hands: int = setting(50, whole(1))  # label games a task (and a file)
+    holdout: int = setting(20, whole(2))  # every holdout-th chunk is held out
+    tau: float = setting(2.0, number(0.01, 1000))  # points
+    value_weight: float = setting(0.5, number(0, 100))
+    epochs: int = setting(3, whole(1))
+    minibatch: int = setting(512, whole(1))
+    lr: float = setting(3e-4, number(1e-7, 1))
+    seed: int = setting(0, whole(0))
+    backend: str = setting("local", one_of(*KINDS))
+    workers: int = setting(2, whole(1))
+    ray: RayConfig = setting(default_factory=RayConfig)
+    progress: bool = True
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ExpertConfig":
+        d = dict(d)
+        if isinstance(d.get("ray"), dict):
+            d["ray"] = build(RayConfig, d["ray"], "ray.", error=ExpertError)
+        config = build(cls, d, error=ExpertError)
+        config.check()
+        return config
+
+    def check(self) -> None:
+        validate(self, error=ExpertError)
+        validate(self.ray, "ray.", error=ExpertError)
+        check_rules(self.rules, self.ruleset, error=ExpertError)
+        if self.hands % self.chunk_hands:
+            raise ExpertError(key="hands", value=self.hands,
+                              allowed=f"a multiple of chunk_hands ({self.chunk_hands})")
+        game = Game(self.game_rules())
+        for key in ("teacher", "bidding"):
+            try:
+                agent = _agent(getattr(self, key)).setup(game)
+            except (ValueError, TypeError) as e:
+                raise ExpertError.at(key, str(e), value=getattr(self, key)) from None
+            if key == "teacher" and not hasattr(agent, "move_values"):
+                raise ExpertError.at(key, "the teacher must be a search agent that values "
+                                     "every move (pimc)", value=self.teacher)
+
+    def game_rules(self) -> RulesConfig:
+        return RulesConfig.from_options(self.ruleset, self.rules)
+
+    def identity(self) -> dict:
+        """What the labels and the training depend on (a rerun must not change them)."""
+        d = asdict(self)
+        for key in ("backend", "workers", "ray", "progress", "rounds"):
+            d.pop(key)
+        return d
+
+
+def _agent(spec):
+    return make_agent(parse_spec(spec) if isinstance(spec, str) else spec)
+
+
+# ----------------------------------------------------------------------------- labels
+def label_games(game: Game, bidder, player, teacher, seed: int, game_ids: np.ndarray
+                ) -> dict[str, np.ndarray]:
+    """Play ``game_ids`` (one hand each) with ``bidder`` bidding and declaring (and
+    exchanging) and ``player`` playing at every seat; every play decision with a choice is
+    valued by ``teacher.move_values``. Arrays, one row a position: ``obs`` (uint8 [n, obs]
+    bits packed), ``legal`` (int8 [n, MAX_PLAYS]: the legal tiles, -1 beyond), ``utility``
+    (float16 [n, worlds, MAX_PLAYS]: each tile's worth in each world to the mover),
+    ``weight`` (float32 [n, worlds]: each world's multiplicity), ``reward`` (float32 [n]:
+    the mover's team's marks of the hand), ``deal`` (int64) and ``seat`` (int8)."""
+    n = len(game_ids)
+    enc = make_encoder(game)
+    st = game.reset(n, seed=seed, game_ids=game_ids)
+    p0 = game.actions.play0
+    rows: dict[str, list] = {k: [] for k in ("obs", "legal", "utility", "weight", "table",
+                                             "seat")}
+    width = None
+    while True:
+        active = np.flatnonzero(st.phase < HAND_OVER)
+        if active.size == 0:
+            break
+        seats = st.to_move[active]
+        playing = st.phase[active] == PLAYING
+        a = np.full(n, NO_ACTION, np.int64)
+        for agent, sel in ((player, playing), (bidder, ~playing)):
+            if sel.any():
+                a[active[sel]] = act_rows(game, st, agent, active[sel], enc, seats[sel])
+        choice = active[playing & (st.legal[active, p0:].sum(1) >= 2)]
+        if choice.size:
+            obs = enc.encode(st, st.to_move[choice], idx=choice)
+            rows["obs"].append(np.packbits(obs.astype(np.uint8), axis=1))
+            for t in choice.tolist():
+                s = int(st.to_move[t])
+                legal, values, mult = teacher.move_values(game, st, t, s, st.legal[t])
+                u = mover_utility(values, int(st.contract[t]), s, int(st.bidder[t]),
+                                  game.n_tricks)
+                width = width or len(mult)
+                util = np.zeros((width, MAX_PLAYS), np.float16)
+                w = np.zeros(width, np.float32)
+                util[:len(mult), :legal.size] = u
+                w[:len(mult)] = mult
+                lg = np.full(MAX_PLAYS, -1, np.int8)
+                lg[:legal.size] = legal
+                rows["legal"].append(lg)
+                rows["utility"].append(util)
+                rows["weight"].append(w)
+                rows["table"].append(t)
+                rows["seat"].append(s)
+        game.step(st, a)
+    rewards = team_rewards(st, np.arange(n), "marks")
+    table, seat = np.array(rows["table"], np.int64), np.array(rows["seat"], np.int64)
+    if table.size == 0:
+        raise ValueError("label games without a single play decision with a choice")
+    return {"obs": np.concatenate(rows["obs"]), "legal": np.stack(rows["legal"]),
+            "utility": np.stack(rows["utility"]), "weight": np.stack(rows["weight"]),
+            "reward": rewards[table, seat % 2].astype(np.float32),
+            "deal": np.asarray(game_ids)[table].astype(np.int64), "seat": seat.astype(np.int8)}
+
+
+def _label_task(job: tuple[dict, dict, int, int]) -> dict[str, np.ndarray]:
+    """A worker's task: chunk ``k`` of round ``r`` (the driver writes it)."""
+    plain, student, r, k = job
+    config = ExpertConfig(**{**plain, "ray": RayConfig(**plain["ray"])})
+    game = Game(config.game_rules())
+    player = NeuralAgent(policy=policy_from_checkpoint(student), greedy=False,
+                         seed=config.seed + r).setup(game)
+    bidder = _agent(config.bidding).setup(game)
+    teacher = _agent(config.teacher).setup(game)
+    n = config.chunk_hands
+    ids = FIRST_GAME + r * ROUND_GAMES + k * n + np.arange(n)
+    return label_games(game, bidder, player, teacher, config.seed, ids)
+
+
+def chunk_path(run: Path, r: int, k: int) -> Path:
+    return run / "labels" / f"round_{r}" / f"chunk_{k:05d}.npz"
+
+
+def load_labels(run: Path, rounds: int, chunks: int, holdout: int, held: bool
+                ) -> dict[str, np.ndarray]:
+    """The positions of rounds ``0..rounds-1``: the held-out chunks (every ``holdout``-th)
+    or the others."""
+    parts: dict[str, list] = {}
+    for r in range(rounds):
+        for k in range(chunks):
+            if (k % holdout == holdout - 1) != held:
+                continue
+            p = chunk_path(run, r, k)
+            try:
+                with np.load(p) as z:
+                    for name in z.files:
+                        parts.setdefault(name, []).append(z[name])
+            except Exception as e:  # a damaged or foreign file
+                raise ExpertError(f"{p}: cannot be read ({type(e).__name__}: {e}); delete it "
+                                  "and run the same command again to remake it") from None
+    return {name: np.concatenate(v) for name, v in parts.items()}
+
+
+# ----------------------------------------------------------------------------- training
+def targets(data: dict[str, np.ndarray], play0: int, n_actions: int, tau: float
+            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per position: the mask of legal actions, the softmax of the world-averaged move
+    values at temperature ``tau`` over them (float32 [n, actions]), and those values
+    (float32 [n, actions], 0 where illegal)."""
+    legal = data["legal"].astype(np.int64)
+    ok = legal >= 0
+    w = data["weight"].astype(np.float64)
+    mean = np.einsum("nw,nwm->nm", w, data["utility"].astype(np.float64)) / w.sum(1)[:, None]
+    n = len(legal)
+    mask = np.zeros((n, n_actions), bool)
+    values = np.zeros((n, n_actions), np.float32)
+    rr, cc = np.nonzero(ok)
+    mask[rr, play0 + legal[rr, cc]] = True
+    values[rr, play0 + legal[rr, cc]] = mean[rr, cc]
+    logits = np.where(mask, values / tau, -np.inf)
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    return torch.from_numpy(mask), torch.from_numpy(p.astype(np.float32)), \
+        torch.from_numpy(values)
+
+
+def unpack_obs(packed: np.ndarray, size: int) -> torch.Tensor:
+    return torch.from_numpy(np.unpackbits(packed, axis=1, count=size).astype(np.float32))
+
+
+def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
+                obs_size: int, generator: torch.Generator,
+                on_epoch: Callable[[int, dict], None] | None = None) -> dict[str, float]:
+    """``config.epochs`` passes over ``data`` for the play net; the last epoch's mean
+    losses."""
+    net = policy.play
+    mask, p, _ = targets(data, play0, n_actions, config.tau)
+    obs = unpack_obs(data["obs"], obs_size)
+    reward = torch.from_numpy(data["reward"])
+    opt = torch.optim.Adam(net.parameters(), lr=config.lr)
+    n = len(reward)
+    logs: dict[str, float] = {}
+    net.train()
+    for epoch in range(config.epochs):
+        perm = torch.randperm(n, generator=generator)
+        sums = {"cross_entropy": 0.0, "value_loss": 0.0}
+        for lo in range(0, n, config.minibatch):
+            mb = perm[lo:lo + config.minibatch]
+            logits, v = net(obs[mb], mask[mb])
+            logq = torch.log_softmax(logits, -1)
+            ce = -(p[mb] * logq.masked_fill(~mask[mb], 0.0)).sum(-1)
+            vl = 0.5 * (v - reward[mb]) ** 2
+            loss = (ce + config.value_weight * vl).mean()
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            sums["cross_entropy"] += float(ce.detach().sum())
+            sums["value_loss"] += float(vl.detach().sum())
+        logs = {k: v / n for k, v in sums.items()}
+        if on_epoch is not None:
+            on_epoch(epoch, logs)
+    net.eval()
+    return logs
+
+
+@torch.no_grad()
+def judge(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
+          obs_size: int) -> dict[str, float]:
+    """The play net against the teacher on ``data``: cross-entropy to the targets, the share
+    of positions where it picks the teacher's best move, and the regret (points of the
+    teacher's values lost a decision by its pick)."""
+    mask, p, values = targets(data, play0, n_actions, config.tau)
+    logits, _ = policy.play(unpack_obs(data["obs"], obs_size), mask)
+    logq = torch.log_softmax(logits, -1)
+    pick = logits.argmax(-1)
+    best = values.masked_fill(~mask, -np.inf).max(-1).values
+    got = values.gather(1, pick[:, None]).squeeze(1)
+    return {"cross_entropy": float(-(p * logq.masked_fill(~mask, 0.0)).sum(-1).mean()),
+            "agreement": float((got == best).float().mean()),
+            "regret": float((best - got).mean())}
+
+
+# ----------------------------------------------------------------------------- the run
+def _checkpoint_path(run: Path, r: int) -> Path:
+    return run / "checkpoints" / f"round_{r}.pt"
+
+
+def _check_folder(run: Path, config: ExpertConfig) -> None:
+    path = run / "config.json"
+    if path.exists():
+        try:
+            old = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise ExpertError(f"{path}: not valid JSON ({e})") from None
+        now = json.loads(json.dumps(config.identity()))
+        differ = [k for k in now if old.get(k) != now[k]]
+        if differ:
+            raise ExpertError(f"{run} holds an expert iteration run with other settings ("
+                              + ", ".join(f"{k}: {old.get(k)!r} there, {now[k]!r} now"
+                                          for k in differ) + "); use another folder")
+    else:
+        run.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(".config.json.tmp")
+        tmp.write_text(json.dumps(config.identity(), indent=2) + "\n")
+        os.replace(tmp, path)
+
+
+def run_expert(config: ExpertConfig, run: str | os.PathLike,
+               progress: Callable[[str, int, int], None] | None = None) -> dict:
+    """Make (or complete) the run in folder ``run``; ``progress(what, done, total)``.
+    Returns ``{"rounds": [each round's metrics], "checkpoint": the last round's}``."""
+    from torch.utils.tensorboard import SummaryWriter  # tensorboard: heavy, only here
+
+    run = Path(run)
+    _check_folder(run, config)
+    try:
+        init = load_checkpoint(latest_checkpoint(config.init))
+    except (CheckpointError, OSError, ValueError) as e:
+        raise ExpertError.at("init", str(e), value=config.init) from None
+    game = Game(config.game_rules())
+    policy = policy_from_checkpoint(init, config.init)
+    enc = make_encoder(game)
+    if (policy.obs_size, policy.n_actions) != (enc.size, game.n_actions):
+        raise ExpertError.at("init", f"the policy was trained for another game "
+                             f"({policy.obs_size} observations, {policy.n_actions} actions; "
+                             f"{config.ruleset} has {enc.size} and {game.n_actions})",
+                             value=config.init)
+    try:
+        backend = Backend(config.backend, config.workers, config.ray.address)
+    except BackendError as e:
+        raise ExpertError(str(e), key="backend", value=config.backend) from None
+    plain = {**asdict(config), "ray": asdict(config.ray)}
+    chunks = config.hands // config.chunk_hands
+    play0, n_actions = game.actions.play0, game.n_actions
+    writer = SummaryWriter(str(run / "tb"))
+    metrics_path = run / "metrics.jsonl"
+    done_rounds = {}
+    if metrics_path.exists():
+        for line in metrics_path.read_text().splitlines():
+            if line.strip():
+                m = json.loads(line)
+                done_rounds[m["round"]] = m
+    student = init
+    history = []
+    for r in range(config.rounds):
+        ck = _checkpoint_path(run, r)
+        if ck.exists() and r in done_rounds:
+            student = load_checkpoint(ck)
+            history.append(done_rounds[r])
+            continue
+        todo = [k for k in range(chunks) if not chunk_path(run, r, k).exists()]
+        chunk_path(run, r, 0).parent.mkdir(parents=True, exist_ok=True)
+        made = [chunks - len(todo)]
+        if progress:
+            progress(f"round {r} labels", made[0], chunks)
+
+        def keep(i: int, arrays: dict, r=r, todo=todo) -> None:
+            write_npz(chunk_path(run, r, todo[i]), arrays)
+            made[0] += 1
+            if progress:
+                progress(f"round {r} labels", made[0], chunks)
+
+        backend.run(_label_task, [(plain, student, r, k) for k in todo], keep)
+        policy = policy_from_checkpoint(student)
+        train = load_labels(run, r + 1, chunks, config.holdout, held=False)
+        held = load_labels(run, r + 1, chunks, config.holdout, held=True)
+        before = judge(policy, held, config, play0, n_actions, enc.size)
+        gen = torch.Generator().manual_seed(config.seed * 1000 + r)
+
+        def on_epoch(epoch: int, logs: dict, r=r) -> None:
+            step = r * config.epochs + epoch + 1
+            for k, v in logs.items():
+                writer.add_scalar(f"train/{k}", v, step)
+            if progress:
+                progress(f"round {r} training", epoch + 1, config.epochs)
+
+        logs = train_round(policy, train, config, play0, n_actions, enc.size, gen, on_epoch)
+        after = judge(policy, held, config, play0, n_actions, enc.size)
+        for k, v in after.items():
+            writer.add_scalar(f"holdout/{k}", v, r + 1)
+        writer.flush()
+        payload = {k: init[k] for k in ("rules", "train_config") if k in init}
+        payload["model"] = {**init["model"], "state_dict": policy.state_dict()}
+        payload["expert"] = {"round": r, "config": config.identity(), "init": config.init,
+                             "positions": int(len(train["reward"]))}
+        save_checkpoint(ck, payload)
+        student = load_checkpoint(ck)
+        m = {"round": r, "positions": int(len(train["reward"])),
+             "held_positions": int(len(held["reward"])), "train": logs,
+             "holdout_before": before, "holdout_after": after}
+        with open(metrics_path, "a") as f:
+            f.write(json.dumps(m) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        history.append(m)
+    writer.close()
+    return {"rounds": history, "checkpoint": str(_checkpoint_path(run, config.rounds - 1))}
+
+
+__all__ = ["ExpertConfig", "ExpertError", "judge", "label_games", "load_labels", "run_expert",
+           "targets", "train_round"]

@@ -1,0 +1,180 @@
+"""Expert iteration (``agents.training.expert``): labels are the teacher's own move values,
+chunks do not depend on the workers, a run resumes to the files of an unbroken one, training
+fits the targets, and bad settings are named."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from texas42_env.actions import NO_ACTION
+from texas42_env.core import PLAYING, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rules import NELLO, RulesConfig
+
+from agents import make_agent
+from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
+from agents.nets.checkpoint import load_checkpoint, save_checkpoint
+from agents.nets.policy import ModelConfig, Policy
+from agents.training.expert import (ExpertConfig, ExpertError, judge, label_games, load_labels,
+                                    run_expert, targets, train_round)
+
+SMALL = {"teacher": {"name": "pimc", "n_worlds": 2}, "hands": 8, "chunk_hands": 4,
+         "holdout": 2, "epochs": 2, "minibatch": 64, "workers": 1, "progress": False}
+
+
+def _init(tmp_path, ruleset="standard"):
+    game = Game(RulesConfig.make(ruleset))
+    enc = make_encoder(game)
+    torch.manual_seed(0)
+    cfg = ModelConfig(hidden=32, layers=1, bid_hidden=16, bid_layers=1)
+    policy = Policy(enc.size, game.n_actions, game.actions.play0, cfg)
+    path = tmp_path / "init.pt"
+    save_checkpoint(path, {"model": {"obs_size": enc.size, "n_actions": game.n_actions,
+                                     "play0": game.actions.play0, "config": cfg.to_dict(),
+                                     "critic_size": 0, "state_dict": policy.state_dict()},
+                           "rules": {"ruleset": ruleset, "options": {}}})
+    return game, policy, str(path)
+
+
+def test_labels_are_the_teachers_move_values_and_its_choice_is_their_best(tmp_path):
+    game, policy, _ = _init(tmp_path)
+    teacher = make_agent("pimc", n_worlds=3, seed=2).setup(game)
+    player = NeuralAgent(policy=policy, greedy=False).setup(game)
+    d = label_games(game, make_agent("heuristic").setup(game), player, teacher, 0,
+                    np.arange(6))
+    n = len(d["reward"])
+    assert n > 30 and d["obs"].shape == (n, (make_encoder(game).size + 7) // 8)
+    assert (d["weight"].sum(1) == 3).all()
+    legal = d["legal"]
+    n_legal = (legal >= 0).sum(1)
+    assert (n_legal >= 2).all()
+    for i in range(n):  # padding holds nothing; the values are points of 42
+        assert (d["utility"][i][:, n_legal[i]:] == 0).all()
+        assert d["utility"][i].min() >= 0 and d["utility"][i].max() <= 42
+    assert set(np.unique(d["reward"])) <= set(range(-4, 5))
+    # the positions again, from the same games: the teacher picks a move of best value
+    mask, p, values = targets(d, game.actions.play0, game.n_actions, 2.0)
+    assert torch.allclose(p.sum(1), torch.ones(n))
+    assert ((p > 0) == mask).all()
+    best = values.masked_fill(~mask, -1e9).argmax(1)
+    assert (p.argmax(1) == best).all()  # the softmax keeps the order of the values
+
+
+def test_pimc_picks_a_move_its_labels_value_most(tmp_path):
+    """``mover_utility`` agrees with PIMC's own scoring: on suit hands the move PIMC plays
+    has the highest world-averaged utility among the legal moves."""
+    from agents.baselines.pimc import mover_utility
+    from agents.driver import act_rows
+
+    game = Game(RulesConfig.make())
+    st = game.reset(24, seed=7)
+    h = make_agent("heuristic").setup(game)
+    pimc = make_agent("pimc", n_worlds=3, seed=5).setup(game)
+    enc = make_encoder(game)
+    while (st.phase < PLAYING).any():  # bidding and declaring, heuristic at every seat
+        rows = np.flatnonzero(st.phase < PLAYING)
+        a = np.full(24, NO_ACTION)
+        a[rows] = act_rows(game, st, h, rows, enc)
+        game.step(st, a)
+    checked = 0
+    for t in np.flatnonzero(st.phase == PLAYING):
+        if int(st.contract[t]) == NELLO or st.legal[t, game.actions.play0:].sum() < 2:
+            continue
+        s = int(st.to_move[t])
+        legal, values, mult = pimc.move_values(game, st, int(t), s, st.legal[t])
+        u = mult @ mover_utility(values, int(st.contract[t]), s, int(st.bidder[t]), 7)
+        a = int(act_rows(game, st, pimc, np.array([t]), enc)[0]) - game.actions.play0
+        assert u[list(legal).index(a)] == u.max()
+        checked += 1
+    assert checked >= 10
+
+
+def test_a_run_resumes_to_the_files_of_an_unbroken_run_on_any_number_of_workers(tmp_path):
+    _, _, init = _init(tmp_path)
+    straight = run_expert(ExpertConfig(init=init, rounds=2, **SMALL), tmp_path / "a")
+    run_expert(ExpertConfig(init=init, rounds=1, **{**SMALL, "workers": 2}), tmp_path / "b")
+    again = run_expert(ExpertConfig(init=init, rounds=2, **SMALL), tmp_path / "b")
+    assert [m["holdout_after"] for m in straight["rounds"]] == \
+        [m["holdout_after"] for m in again["rounds"]]
+    for r in range(2):
+        for k in range(2):
+            name = f"labels/round_{r}/chunk_{k:05d}.npz"
+            with np.load(tmp_path / "a" / name) as x, np.load(tmp_path / "b" / name) as y:
+                assert x.files == y.files
+                for f in x.files:
+                    np.testing.assert_array_equal(x[f], y[f])
+        a = load_checkpoint(tmp_path / "a" / f"checkpoints/round_{r}.pt")["model"]["state_dict"]
+        b = load_checkpoint(tmp_path / "b" / f"checkpoints/round_{r}.pt")["model"]["state_dict"]
+        assert all(torch.equal(a[k], b[k]) for k in a)
+    # the last round's checkpoint plays as a neural agent
+    agent = make_agent("neural", path=straight["checkpoint"])
+    assert agent.setup(Game()).policy is not None
+    # the student's bidding net is the init's: only play is trained
+    init_sd = load_checkpoint(init)["model"]["state_dict"]
+    assert all(torch.equal(init_sd[k], a[k]) for k in a if k.startswith("bid."))
+    assert not all(torch.equal(init_sd[k], a[k]) for k in a if k.startswith("play."))
+
+
+def test_training_fits_the_targets(tmp_path):
+    game, policy, init = _init(tmp_path)
+    run_expert(ExpertConfig(init=init, rounds=1, **SMALL), tmp_path / "r")
+    data = load_labels(tmp_path / "r", 1, 2, 2, held=False)
+    cfg = ExpertConfig(init=init, **{**SMALL, "epochs": 30, "lr": 3e-3})
+    args = (cfg, game.actions.play0, game.n_actions, make_encoder(game).size)
+    before = judge(policy, data, *args)
+    train_round(policy, data, *args, torch.Generator().manual_seed(0))
+    after = judge(policy, data, *args)
+    assert after["cross_entropy"] < before["cross_entropy"] - 0.1
+    assert after["regret"] <= before["regret"]
+
+
+def test_a_played_move_of_best_value_has_no_regret(tmp_path):
+    game, policy, _ = _init(tmp_path)
+    p0, A = game.actions.play0, game.n_actions
+    d = {"legal": np.array([[3, 5, -1, -1, -1, -1, -1, -1, -1]], np.int8),
+         "utility": np.zeros((1, 2, 9), np.float16), "weight": np.ones((1, 2), np.float32),
+         "obs": np.zeros((1, (make_encoder(game).size + 7) // 8), np.uint8),
+         "reward": np.zeros(1, np.float32)}
+    d["utility"][0, :, 0] = [10, 20]  # tile 3: 15 on average
+    d["utility"][0, :, 1] = [12, 12]  # tile 5: 12
+    mask, p, values = targets(d, p0, A, 3.0)
+    assert mask[0].sum() == 2 and values[0, p0 + 3] == 15 and values[0, p0 + 5] == 12
+    assert float(p[0, p0 + 3]) == pytest.approx(1 / (1 + np.exp(-1)))
+    with torch.no_grad():  # make the net prefer tile 5, then tile 3
+        policy.play.logits.bias.zero_()
+        policy.play.logits.bias[p0 + 5] = 50.0
+    cfg = ExpertConfig(init="x", **SMALL)
+    assert judge(policy, d, cfg, p0, A, make_encoder(game).size)["regret"] == pytest.approx(3)
+    with torch.no_grad():
+        policy.play.logits.bias[p0 + 3] = 100.0
+    got = judge(policy, d, cfg, p0, A, make_encoder(game).size)
+    assert got["regret"] == 0 and got["agreement"] == 1
+
+
+@pytest.mark.parametrize("over, says", [
+    ({"hands": 10}, "hands must be a multiple of chunk_hands (4), got 10"),
+    ({"teacher": "heuristic"}, "teacher: the teacher must be a search agent"),
+    ({"bidding": "nobody"}, "bidding: unknown agent 'nobody'"),
+    ({"tau": 0}, "tau must be"),
+    ({"init": ""}, "init must be a policy checkpoint or run folder")])
+def test_bad_settings_are_named(over, says):
+    with pytest.raises(ExpertError, match=re.escape(says)):
+        ExpertConfig.from_dict({"init": "somewhere", **SMALL, **over})
+
+
+def test_a_folder_of_other_settings_and_a_missing_init_are_refused(tmp_path):
+    _, _, init = _init(tmp_path)
+    run_expert(ExpertConfig(init=init, rounds=1, **SMALL), tmp_path / "r")
+    with pytest.raises(ExpertError, match=re.escape("tau: 2.0 there, 3.0 now")):
+        run_expert(ExpertConfig(init=init, rounds=1, **{**SMALL, "tau": 3.0}), tmp_path / "r")
+    with pytest.raises(ExpertError, match="init: "):
+        run_expert(ExpertConfig(init=str(tmp_path / "none"), rounds=1, **SMALL),
+                   tmp_path / "s")
+    _, _, six = _init(tmp_path / "six" if (tmp_path / "six").mkdir() is None else tmp_path,
+                      "six-player")
+    with pytest.raises(ExpertError, match="trained for another game"):
+        run_expert(ExpertConfig(init=six, rounds=1, **SMALL), tmp_path / "t")
