@@ -157,6 +157,10 @@ class PimcAgent(Agent):
     # ------------------------------------------------------------------ play
     def _play(self, ctx, t, s, mask) -> int:
         game, st = ctx.game, ctx.state
+        p0 = game.actions.play0
+        only = np.flatnonzero(mask[p0:])
+        if only.size == 1:  # a forced play (a third of them): nothing to search
+            return p0 + int(only[0])
         legal, values, mult = self.move_values(game, st, t, s, mask)
         total = mult @ values
         bidder = int(st.bidder[t])
@@ -169,7 +173,7 @@ class PimcAgent(Agent):
         else:  # the bidding team's points (sevens: tricks): it wants most
             mine = (s & 1) == (bidder & 1)
             scores = total if mine else -total
-        return game.actions.play0 + int(legal[np.argmax(scores)])
+        return p0 + int(legal[np.argmax(scores)])
 
     def move_values(self, game, st: State, t: int, s: int, mask: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
