@@ -3,13 +3,15 @@
 (``agents.driver``). Folders by kind: ``baselines`` (random, passive, heuristic, PIMC,
 neural), ``search`` (the exact solver), ``nets`` (networks, checkpoints), ``bidding`` (the
 bidding lab), ``training`` (self-play), ``arena`` (duplicate matches, tournaments, ratings),
-``ui`` (the terminal game, show, demo); ``cli`` is the ``texas42`` command and ``bench`` its
+``shipped`` (``champion`` and ``learned``, their weights in the package), ``ui`` (the
+terminal game, show, demo); ``cli`` is the ``texas42`` command and ``bench`` its
 benchmarks. See docs/architecture.md."""
 
 from agents.base import REGISTRY, Agent, Context, make_agent, parse_spec, register, spec_text
 from agents.baselines import HeuristicAgent, PassiveAgent, PimcAgent, RandomAgent
 from agents.bidding import LearnedBidder, SimBidder
+from agents.shipped import ChampionAgent, LearnedAgent
 
-__all__ = ["Agent", "Context", "HeuristicAgent", "LearnedBidder", "PassiveAgent", "PimcAgent",
+__all__ = ["Agent", "ChampionAgent", "Context", "HeuristicAgent", "LearnedAgent", "LearnedBidder", "PassiveAgent", "PimcAgent",
            "RandomAgent", "SimBidder", "REGISTRY", "make_agent", "parse_spec", "register",
            "spec_text"]

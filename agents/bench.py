@@ -494,7 +494,37 @@ def bench_tournament(deals: int = 100, seed: int = 0, n_worlds: int = 16) -> dic
             "ray_vs_local_2": rate[("ray", 2)] / rate[("local", 2)]}
 
 
-AGENT_KINDS = ("solver", "pimc", "bidding", "train", "tournament")
+def bench_shipped(seed: int = 0, ruleset: str = "standard", hands: int = 16,
+                  batch: int = 512) -> dict:
+    """Milliseconds a decision of the shipped agents over whole hands at every seat (bidding
+    and play): ``champion`` one table at a time (``hands`` hands), ``learned`` batched
+    (``batch`` tables at once, as the arena calls it; one batch), after a warm-up hand."""
+    from agents.base import make_agent
+
+    game = Game(RulesConfig.make(ruleset))
+    enc = make_encoder(game)
+    rows = []
+    for name, tables, n in (("champion", 1, hands), ("learned", batch, 1)):
+        agent = make_agent(name, seed=seed).setup(game)
+        took, decisions = 0.0, 0
+        for h in range(n + 1):  # hand 0 warms up (compiles, caches)
+            st = game.reset(tables, seed=seed, game_ids=h * tables + np.arange(tables))
+            while (st.phase < HAND_OVER).any():
+                rows_ = np.flatnonzero(st.phase < HAND_OVER)
+                t0 = time.perf_counter()
+                a = act_rows(game, st, agent, rows_, enc)
+                if h:
+                    took += time.perf_counter() - t0
+                    decisions += rows_.size
+                full = np.full(tables, NO_ACTION, np.int64)
+                full[rows_] = a
+                game.step(st, full)
+        rows.append({"agent": name, "tables": tables, "hands": n * tables,
+                     "decisions": decisions, "mean_ms": took / decisions * 1e3})
+    return {"kind": "shipped", "ruleset": ruleset, "seed": seed, "rows": rows}
+
+
+AGENT_KINDS = ("solver", "pimc", "bidding", "train", "tournament", "shipped")
 
 
 def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
@@ -510,6 +540,8 @@ def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
         return bench_bidding(seed=seed, bidnet=bidnet)
     if kind == "tournament":
         return bench_tournament(seed=seed)
+    if kind == "shipped":
+        return bench_shipped(seed=seed, ruleset=ruleset)
     row = bench_train(seed=seed)
     pair = bench_train_pair(seed=seed)
     row["two_processes"] = {**pair, "vs_alone": pair["total_samples_per_s"] / row["samples_per_s"]}
@@ -535,6 +567,11 @@ def agent_row(row: dict) -> str:
                 f"batched: {row['sim_decisions_per_s']:,.1f} vs "
                 f"{row['learned_decisions_per_s']:,.0f} decisions/s: "
                 f"x{row['throughput_ratio']:,.0f}")
+    if row["kind"] == "shipped":
+        return "\n".join(
+            f"shipped: {r['agent']}, {r['tables']} table{'s' * (r['tables'] > 1)} at once, "
+            f"{r['hands']} hands at every seat: {r['mean_ms']:.3f} ms a decision "
+            f"({r['decisions']} decisions)" for r in row["rows"])
     if row["kind"] == "tournament":
         lines = [f"tournament: PIMC gauntlet, {row['matches']} matches of {row['deals']} deal "
                  f"pairs in 5 blocks each, {row['n_worlds']} worlds:"]

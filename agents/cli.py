@@ -155,7 +155,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     standard_only = [k for k in kinds if k in ("worlds", "bidding", "train", "tournament")]
     if args.ruleset != "standard" and standard_only:
         return _refuse("bench", "--kinds", f"{', '.join(standard_only)} measure the standard "
-                       f"game only; for {args.ruleset}: core, env, solver, pimc")
+                       f"game only; for {args.ruleset}: core, env, solver, pimc, shipped")
     if "bidding" in kinds and args.bidnet:  # refuse a bad checkpoint before any timing
 
         try:
@@ -165,7 +165,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             return 2
     plan = []
     for kind in kinds:
-        if kind in ("worlds", "solver", "pimc", "train", "bidding", "tournament"):
+        if kind in ("worlds",) + bench.AGENT_KINDS:
             plan.append((kind, None))
             continue
         default = bench.BATCHES if kind == "core" else bench.ENV_BATCHES
@@ -181,7 +181,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         if kind == "worlds":
 
             row = bench.bench_worlds(seconds=args.seconds)
-        elif kind in ("solver", "pimc", "train", "bidding", "tournament"):
+        elif kind in bench.AGENT_KINDS:
             row = bench.bench_agent(kind, seed=args.seed, solver_n=args.solver_n,
                                     pimc_n=args.pimc_n, bidnet=args.bidnet,
                                     ruleset=args.ruleset)
@@ -206,7 +206,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train", "bidding", "tournament")
+BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train", "bidding", "tournament",
+               "shipped")
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
@@ -430,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="the deals and the bots' own draws, 0 or more")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--partner", default=None, help="your partner(s): NAME or "
-                   "NAME:KEY=VALUE,... (default heuristic)")
+                   "NAME:KEY=VALUE,... (default champion, the shipped agent)")
     p.add_argument("--opponents", default=None, help="the other team, the same way")
     p.add_argument("--bot", action="append", default=[], metavar="SEAT=AGENT",
                    help="the agent at one seat (repeatable; over --partner/--opponents)")

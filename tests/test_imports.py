@@ -22,6 +22,7 @@ LAYERS = [
     ("agents.search", "agents.nets", "agents.scale"),
     ("agents.baselines",),
     ("agents.bidding",),
+    ("agents.shipped",),
     ("agents.arena",),
     ("agents.training",),
     ("agents.ui",),

@@ -181,7 +181,7 @@ def test_standard_only_agents_are_refused_in_the_six_player_game():
                                          "ruleset only.*heuristic.*random"):
         make_bot("simbid", Game(SIX), 1)
     specs = seat_bots(SIX, 0)
-    assert sorted(specs) == [1, 2, 3, 4, 5] and set(specs.values()) == {"heuristic"}
+    assert sorted(specs) == [1, 2, 3, 4, 5] and set(specs.values()) == {"champion"}
     specs = seat_bots(RulesConfig.make(), 1, partner="pimc", opponents="random",
                       per_seat={2: "passive"})
     assert specs == {3: "pimc", 0: "random", 2: "passive"}

@@ -46,8 +46,8 @@ class Quit(Exception):
 
 
 def default_bot(ruleset: str) -> str:
-    """The bots' agent when none is named: the heuristic (it plays both rulesets)."""
-    return "heuristic"
+    """The bots' agent when none is named: the shipped champion (it plays both rulesets)."""
+    return "champion"
 
 
 def _agents_for(ruleset: str) -> list[str]:
