@@ -41,7 +41,7 @@ def _bidnet(seed: int) -> dict:
 LINEUP = {
     "champion": {
         "standard": lambda seed: {"name": "compose", "bid": _bidnet(seed),
-                                  "play": {"name": "pimc", "n_worlds": 16, "seed": seed}},
+                                  "play": {"name": "pimc", "n_worlds": 32, "seed": seed}},
         "six-player": lambda seed: {"name": "pimc", "seed": seed},
     },
     "learned": {
