@@ -62,6 +62,12 @@ def play_out(game: Game, st: State, agent: Agent, encoder=None,
         active = np.flatnonzero(playing)
         if active.size == 0:
             return
-        a = np.full(n, NO_ACTION, np.int64)
-        a[active] = act_rows(game, st, agent, active, encoder)
-        game.step(st, a)
+        a = act_rows(game, st, agent, active, encoder)
+        if active.size < (st.phase == PLAYING).sum():  # some stopped mid-hand: they wait
+            sub = st.take(active)
+            game.step(sub, a)
+            st.put(active, sub)
+            continue
+        full = np.full(n, NO_ACTION, np.int64)
+        full[active] = a
+        game.step(st, full)

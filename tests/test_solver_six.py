@@ -140,7 +140,7 @@ def test_pimc_rolled_values_are_heuristic_play_then_exact_search():
     agent = PimcAgent(n_worlds=1, exact_tricks=5).setup(SIX)
     st = positions(1, seed=8, plays_left=(40, 40))[0]  # trick 3 in progress
     legal = np.flatnonzero(st.legal[0, SIX.actions.play0:])
-    got = agent._rolled_values(SIX, st, legal)
+    got = agent._rolled_values(SIX, st, legal)[0]  # [worlds, plays]: its one world
     team = int(st.bidder[0]) & 1
     for j, tile in enumerate(legal):
         one = stepped(SIX_OUT, st, SIX.actions.play0 + int(tile))
@@ -152,4 +152,4 @@ def test_pimc_rolled_values_are_heuristic_play_then_exact_search():
 
 def test_pimc_refuses_a_bad_exact_tricks():
     with pytest.raises(ValueError, match="exact_tricks"):
-        PimcAgent(exact_tricks=0)
+        PimcAgent(exact_tricks=-1)

@@ -158,6 +158,18 @@ class State:
         idx = np.atleast_1d(np.asarray(idx))
         return self._new(lambda arr, rows: arr[:, idx].copy() if rows else arr[idx].copy())
 
+    def put(self, idx, other: "State") -> None:
+        """Write the tables of ``other`` (as many as ``idx``) over tables ``idx``: what
+        ``take(idx)`` copied out, stepped on its own, goes back."""
+        idx = np.atleast_1d(np.asarray(idx))
+        if other.batch_size != idx.size:
+            raise ValueError(f"put: {other.batch_size} tables for {idx.size} places")
+        for f in self.STORED:
+            if f == "scalars":
+                self.scalars[:, idx] = other.scalars
+            else:
+                getattr(self, f)[idx] = getattr(other, f)
+
     def restore(self, other: "State") -> None:
         for f in self.STORED:
             getattr(self, f)[...] = getattr(other, f)
