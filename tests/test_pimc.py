@@ -12,6 +12,7 @@ from texas42_env.actions import NO_ACTION
 from texas42_env.core import HAND_OVER, PLAYING, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rules import RulesConfig
+from texas42_env.sampling import uniform_legal
 
 
 @pytest.mark.parametrize("bidding", ["simulate", "heuristic"])
@@ -174,3 +175,39 @@ def test_pimc_plays_legal_whole_nello_and_sevens_hands_with_the_solver(contract,
     game, st = _declared(RulesConfig.make(**rules), contract, 2, seed=6)
     play_out(game, st, PimcAgent(n_worlds=3, seed=2).setup(game))  # an illegal play raises
     assert (st.phase >= HAND_OVER).all() and (st.made >= 0).all()
+
+
+class _MakeSolver:
+    """A stand-in for the solver after a 1m bid (the bidding team needs all 42): the lowest
+    legal tile takes 42 in world 0 and 0 in world 1 (made in half the worlds, 21 on
+    average), every other tile 41 in both (never made, 41 on average)."""
+
+    def position(self, game, worlds, k):
+        legal = np.flatnonzero(worlds.legal[k, game.actions.play0:])
+        values = {int(t): 41 for t in legal}
+        values[int(legal[0])] = 42 if k == 0 else 0
+        return int(worlds.to_move[k]), values
+
+
+@pytest.mark.parametrize("objective", ["points", "make"])
+def test_pimc_plays_for_the_bid_or_for_points_by_its_objective(monkeypatch, objective):
+    """Points: the bidding team takes the sure 41, the others leave it 21 on average. Make:
+    the bidding team takes the half chance of all 42, the others the sure set (41)."""
+    monkeypatch.setattr("agents.search.solver._solver", lambda: _MakeSolver())
+    game, st = _declared(RulesConfig.make(), "5s", 64, seed=4)
+    agent = PimcAgent(n_worlds=2, objective=objective, seed=1).setup(game)
+    p0 = game.actions.play0
+    sides = set()
+    for _ in range(2):  # the declarer's lead (the bidding team), then the next seat's play
+        rows = np.flatnonzero(st.legal[:, p0:].sum(1) >= 2)
+        got = act_rows(game, st, agent, rows, make_encoder(game))
+        for r, a in zip(rows, got):
+            legal = np.flatnonzero(st.legal[r, p0:])
+            bidders = (int(st.to_move[r]) & 1) == (int(st.bidder[r]) & 1)
+            low = (objective == "make") == bidders
+            assert (a - p0 == legal[0]) == low, (objective, bidders)
+            sides.add(bidders)
+        game.step(st, uniform_legal(st.legal, np.random.default_rng(0)))
+    assert sides == {True, False}
+    with pytest.raises(ValueError, match="objective: 'marks'; allowed: points, make"):
+        PimcAgent(objective="marks")

@@ -41,6 +41,11 @@ their weights are searched (each distinct one once, counted by multiplicity).
 ``fit_stats`` sums, over the decisions, the candidates' effective number (Kish) and the
 distinct worlds searched.
 
+``objective="make"``: in suit, doubles and follow-me hands a play is chosen by the share of
+worlds where the bid is made (the bidding team most, the others fewest), its points only
+breaking ties: the hand's marks turn on making the bid, not on its points (the default,
+``"points"``, plays for the most points on average).
+
 Honest continuations (``exact_tricks=0``): each play is valued by the heuristic playing each
 world out after it, every seat seeing only its own view, instead of double-dummy perfect
 play (any ``exact_tricks`` below the hand's tricks rolls out until that many are left and
@@ -98,7 +103,7 @@ class PimcAgent(Agent):
                  marks_prob: float = 0.8, margin: int = 0, contracts: int = 3,
                  bidding: str = "simulate", bid_eval: str = "playout",
                  exact_tricks: int | None = None, bid_model=None, bid_floor: float = 0.05,
-                 oversample: int = 4, seed: int = 0):
+                 oversample: int = 4, objective: str = "points", seed: int = 0):
         for key, value, rule in (("n_worlds", n_worlds, whole(1)), ("bid_worlds", bid_worlds, whole(1)),
                                  ("make_prob", make_prob, number(0, 1)),
                                  ("marks_prob", marks_prob, number(0, 1)),
@@ -113,6 +118,9 @@ class PimcAgent(Agent):
             raise ValueError(f"bid_floor: {bid_floor!r}; allowed: a number in (0, 1]")
         if bidding not in ("simulate", "heuristic"):
             raise ValueError(f"bidding: {bidding!r}; allowed: simulate, heuristic")
+        if objective not in ("points", "make"):
+            raise ValueError(f"objective: {objective!r}; allowed: points, make")
+        self.objective = objective
         if bid_eval not in ("solve", "playout"):
             raise ValueError(f"bid_eval: {bid_eval!r}; allowed: solve, playout")
         self.bid_eval = bid_eval
@@ -173,6 +181,11 @@ class PimcAgent(Agent):
         else:  # the bidding team's points (sevens: tricks): it wants most
             mine = (s & 1) == (bidder & 1)
             scores = total if mine else -total
+            if self.objective == "make" and int(st.contract[t]) != SEVENS:
+                # the share of worlds where the bid is made decides; points break ties
+                need = int(st.need[t])
+                made = mult @ (values >= (need if need >= 0 else game.total_points))
+                scores = scores + (1000 if mine else -1000) * made
         return p0 + int(legal[np.argmax(scores)])
 
     def move_values(self, game, st: State, t: int, s: int, mask: np.ndarray
