@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,7 +15,7 @@ from agents.nets.policy import ModelConfig
 from agents.training.ppo import OPPONENT_KINDS, OpponentsConfig, PPOConfig, Rollout, Trainer
 from texas42_env.core import HAND_OVER
 from texas42_env.rewards import team_rewards
-from texas42_env.rules import RulesConfig
+from texas42_env.rules import NELLO, RulesConfig
 
 TINY = ModelConfig(hidden=32, bid_hidden=32)
 SELF_PLAY = dict(self_play=1, pool=0, heuristic=0, random=0)
@@ -384,3 +385,74 @@ def test_a_perfect_information_critic_trains():
     assert ro.critic_obs.shape[1] > ro.obs.shape[1]
     logs = trainer.learn(ro)
     assert math.isfinite(logs["losses/v_loss"])
+
+
+# ---------------------------------------------------------------------- the solver baseline
+def _perfect_marks(game, st, t):
+    """The marks reward of each team at table ``t`` when every seat plays as the exact solver
+    says from here (each seat picking its side's best value), stepped to the hand's end."""
+    from agents.search.solver import _solver
+
+    one = st.take([t])
+    while one.phase[0] < HAND_OVER:
+        seat, values = _solver().position(game, one, 0)  # {tile id: value}
+        ours = (seat & 1) == (int(one.bidder[0]) & 1)
+        # nello values are the bidder's tricks: its side wants fewest
+        want_most = ours != (int(one.contract[0]) == NELLO)
+        pick = (max if want_most else min)(values, key=values.get)
+        game.step(one, np.array([game.actions.play0 + pick]))
+    return team_rewards(one, np.arange(1), "marks")[0]
+
+
+def test_the_solver_baseline_is_the_marks_of_perfect_play_from_the_true_deal():
+    trainer = make_trainer(seed=3, baseline="solver", tables=8)
+    game = trainer.game
+    calls = []
+    exact = trainer.exact_baseline
+
+    def spy(st, rows, masks):  # check it where the rollout asks for it
+        out = exact(st, rows, masks)
+        if len(calls) < 6:
+            for i, r in enumerate(rows):
+                if np.isfinite(out[i]):
+                    mover = int(st.to_move[r]) & 1
+                    assert out[i] == _perfect_marks(game, st, int(r))[mover]
+                    calls.append(out[i])
+        return out
+
+    trainer.exact_baseline = spy
+    ro = trainer.rollout()
+    play = trainer.policy.is_play(ro.masks)
+    assert len(calls) >= 6 and set(np.abs(calls)) <= {1, 2, 3, 4}
+    assert np.isfinite(ro.baseline[play]).all() and np.isnan(ro.baseline[~play]).all()
+    # play decisions' advantages: the return (the seat's team reward at the hand's end)
+    # minus the baseline; bidding decisions keep the critic's GAE
+    adv, ret = trainer.advantages(ro)
+    mc = trainer.monte_carlo(ro)
+    last = ro.nxt < 0
+    for i in range(ro.actions.size):  # follow the seat's chain to its last decision
+        j = i
+        while ro.nxt[j] >= 0:
+            j = ro.nxt[j]
+        assert mc[i] == ro.rewards[j] and last[j]
+    np.testing.assert_allclose(adv[play], mc[play] - ro.baseline[play])
+    expect = reference_gae(ro, 1.0, 0.95)
+    np.testing.assert_allclose(adv[~play], expect[~play], atol=1e-4)
+    np.testing.assert_allclose(ret, expect + ro.values, atol=1e-4)
+
+
+@pytest.mark.parametrize("ppo, says", [
+    ({"reward": "points"}, "algorithm.baseline must be critic unless algorithm.reward is marks"),
+    ({"gamma": 0.9}, "algorithm.baseline must be critic unless algorithm.reward is marks")])
+def test_the_solver_baseline_needs_the_undiscounted_marks_reward(ppo, says):
+    from texas42_env.rules import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        PPOConfig(baseline="solver", **ppo)
+
+
+def test_the_solver_baseline_is_refused_in_the_six_player_game():
+    from texas42_env.rules import ConfigError
+
+    with pytest.raises(ConfigError, match="critic in the six-player game"):
+        make_trainer("six-player", baseline="solver")

@@ -357,3 +357,34 @@ def test_the_train_bench_times_two_processes_at_once_beside_one_alone():
     assert first.endswith("(1 torch thread)")
     assert second.startswith(" train: two processes at once, one thread each: ")
     assert f"= {pair['total_samples_per_s']:,.0f} samples/s" in second
+
+
+def test_a_run_starts_from_the_weights_of_init_and_refuses_what_does_not_fit(tmp_path):
+    first = run_training(TrainConfig.from_dict(tiny(updates=1)), tmp_path / "a")
+    src = load_checkpoint(first["checkpoint"])["model"]["state_dict"]
+    cfg = tiny(updates=1, init=str(tmp_path / "a"), warm_start=dict(hands=0),
+               eval=dict(every=0, pairs=4))
+    seen = {}
+    orig = Trainer.train_update
+
+    def spy(self):  # the weights just before the first update are init's
+        if not seen:
+            sd = self.policy.state_dict()
+            seen["same"] = all(torch.equal(sd[k], src[k]) for k in src)
+        return orig(self)
+
+    Trainer.train_update = spy
+    try:
+        run_training(TrainConfig.from_dict(cfg), tmp_path / "b")
+    finally:
+        Trainer.train_update = orig
+    assert seen["same"]
+    with pytest.raises(ConfigError, match="init must be null with a warm start"):
+        run_training(TrainConfig.from_dict({**cfg, "warm_start": dict(hands=64)}),
+                     tmp_path / "c")
+    with pytest.raises(ConfigError, match=r"init: .* holds a policy of model"):
+        run_training(TrainConfig.from_dict({**cfg, "model": dict(hidden=16, bid_hidden=32)}),
+                     tmp_path / "d")
+    with pytest.raises(ConfigError, match="init: "):
+        run_training(TrainConfig.from_dict({**cfg, "init": str(tmp_path / "none")}),
+                     tmp_path / "e")

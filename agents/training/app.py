@@ -117,6 +117,10 @@ class TrainConfig:
     warm_start: dict = setting(rule=GROUP, default_factory=dict)
     checkpoint_every: int = setting(25, whole(1))
     keep_checkpoints: int = setting(3, whole(1))
+    # a policy checkpoint (or run folder) whose weights the run starts from (its model must
+    # be this run's); not a resume: a new run, its own optimizer, from update 0
+    init: str | None = setting(None, Rule("text", says="a policy checkpoint or run folder",
+                                          optional=True))
     resume: str | None = setting(None, Rule("text", says="a run folder or checkpoint file",
                                             optional=True))
     # torch and numba threads; "auto": one a process (THREADS in agents/training/ppo.py)
@@ -165,6 +169,26 @@ def evaluate(trainer: Trainer, ev: EvalConfig) -> dict[str, Any]:
                      "made_rate": None if np.isnan(made) else made,  # None: it never bid
                      "bid_rate": s["a_bid_rate"][0], "pairs": ev.pairs}
     return out
+
+
+def _init_weights(trainer: Trainer, where: str, model: ModelConfig, warm) -> None:
+    """The policy's weights from the checkpoint at ``where`` (``ConfigError`` naming
+    ``init`` when it does not load or does not fit)."""
+    if warm.hands:
+        raise ConfigError(key="init", value=where,
+                          allowed="null with a warm start (warm_start.hands: 0 to start "
+                                  "from a checkpoint)")
+    try:
+        data = load_checkpoint(latest_checkpoint(where))
+        policy = policy_from_checkpoint(data, where)
+    except (CheckpointError, OSError, ValueError) as e:
+        raise ConfigError.at("init", e, value=where) from None
+    if policy.config != model or (policy.obs_size, policy.n_actions) != \
+            (trainer.policy.obs_size, trainer.policy.n_actions):
+        raise ConfigError.at("init", f"{where} holds a policy of model {policy.config.to_dict()}"
+                             f" for {policy.obs_size} observations; this run's model is "
+                             f"{model.to_dict()} for {trainer.policy.obs_size}", value=where)
+    trainer.policy.load_state_dict(policy.state_dict())
 
 
 def run_training(config: TrainConfig, run_dir: str | Path,
@@ -220,6 +244,8 @@ def run_training(config: TrainConfig, run_dir: str | Path,
             (ck_dir / WARM_PROGRESS).unlink(missing_ok=True)  # (stale: the checkpoint holds
             _link_latest(run_dir)  # the whole warm start)
     else:
+        if config.init:
+            _init_weights(trainer, config.init, model, warm)
         if checkpoints_in(ck_dir) or (ck_dir / WARM_PROGRESS).exists():
             raise ConfigError(f"{run_dir} already holds checkpoints: continue it with "
                               f"resume={run_dir}, or choose another folder")

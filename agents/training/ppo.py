@@ -34,7 +34,7 @@ from texas42_env.config import Rule, number, one_of, setting, validate, whole
 from texas42_env.core import HAND_OVER, NO_ACTION, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rewards import REWARDS, seat_rewards, team_rewards
-from texas42_env.rules import ConfigError, RulesConfig
+from texas42_env.rules import NELLO, SEVENS, ConfigError, RulesConfig
 from texas42_env.sampling import uniform_legal
 
 from agents.base import make_agent
@@ -94,9 +94,19 @@ class PPOConfig:
     reward: str = setting("marks", one_of(*(r for r in REWARDS if r != "game"), noun="reward",
                                           says="an update plays single hands: 'game' needs "
                                                "whole games"))
+    # the baseline of play decisions' advantages: the critic (GAE), or the exact solver's
+    # value of the true deal (the marks the mover's team gets if every seat plays perfectly
+    # from here: unbiased, as the hidden deal does not depend on the action; the Monte
+    # Carlo return minus it; the standard game with the marks reward)
+    baseline: str = setting("critic", one_of("critic", "solver", noun="baseline"))
 
     def __post_init__(self):
         validate(self, "algorithm.")
+        if self.baseline == "solver" and (self.reward != "marks" or self.gamma != 1):
+            raise ConfigError(key="algorithm.baseline", value=self.baseline,
+                              allowed="critic unless algorithm.reward is marks and "
+                                      "algorithm.gamma 1 (the solver baseline values the "
+                                      "hand's marks, undiscounted)")
 
 
 Weight = float | Sequence[float]
@@ -163,6 +173,8 @@ class Rollout:
     nxt: np.ndarray  # int64 [N]: the same seat's next sample in that hand, -1 at its last
     step: np.ndarray  # int64 [N]: the rollout step that made it
     hands: int = 0
+    # float32 [N] with the solver baseline: its value at play decisions (NaN elsewhere)
+    baseline: np.ndarray | None = None
     stats: dict[str, float] = field(default_factory=dict)
 
 
@@ -172,6 +184,10 @@ class Trainer:
     def __init__(self, rules: RulesConfig, model: ModelConfig, ppo: PPOConfig,
                  opponents: OpponentsConfig, seed: int = 0, updates: int = 100):
         self.rules, self.model_cfg, self.cfg, self.opp = rules, model, ppo, opponents
+        if ppo.baseline == "solver" and rules.ruleset != "standard":
+            raise ConfigError(key="algorithm.baseline", value=ppo.baseline,
+                              allowed="critic in the six-player game (its exact solves are "
+                                      "too slow early in a hand)")
         self.seed, self.updates = seed, updates
         self.game = Game(rules)
         self.encoder = make_encoder(self.game)
@@ -217,7 +233,7 @@ class Trainer:
         both = kind == 0
         pending = np.full((B, S), -1, np.int64)
         chunks: dict[str, list] = {k: [] for k in ("obs", "cobs", "masks", "actions", "logp",
-                                                   "values", "step")}
+                                                   "values", "step", "baseline")}
         nxt_parts = []
         n = 0
         step = 0
@@ -236,6 +252,8 @@ class Trainer:
                 cobs = self.critic_encoder.encode(st, seats[rows], idx=rows) \
                     if self.critic_encoder else None
                 a, lp, v = self.policy.act(obs, masks, self.generator, critic_obs=cobs)
+                if self.cfg.baseline == "solver":
+                    chunks["baseline"].append(self.exact_baseline(st, rows, masks))
                 actions[rows] = a
                 idx = n + np.arange(rows.size)
                 prev = pending[rows, seats[rows]]
@@ -273,7 +291,30 @@ class Trainer:
         for i, k in enumerate(OPPONENT_KINDS):
             stats[f"opponents/{k}"] = float(w[i])
         return Rollout(cat["obs"], cat["cobs"], cat["masks"], cat["actions"], cat["logp"],
-                       cat["values"], rewards, nxt, cat["step"], hands=B, stats=stats)
+                       cat["values"], rewards, nxt, cat["step"], hands=B, stats=stats,
+                       baseline=cat["baseline"])
+
+    def exact_baseline(self, st, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """float32 [len(rows)]: at play decisions the marks reward of the mover's team if
+        every seat plays perfectly from the true deal on (the exact solver), NaN at the
+        others."""
+        from agents.search.solver import _solver  # numba: compiled when first used
+
+        solver = _solver()
+        out = np.full(rows.size, np.nan, np.float32)
+        for i in np.flatnonzero(self.policy.is_play(masks)):
+            t = int(rows[i])
+            v = solver.value(self.game, st, t)
+            c, need = int(st.contract[t]), int(st.need[t])
+            if c == NELLO:
+                made = v == 0
+            elif c == SEVENS:
+                made = v == self.game.n_tricks
+            else:
+                made = v >= (need if need >= 0 else self.game.total_points)
+            ours = (int(st.to_move[t]) & 1) == (int(st.bidder[t]) & 1)
+            out[i] = int(st.bid_marks[t]) * (1 if ours == made else -1)
+        return out
 
     def _opponents_act(self, st, rows_mask, seats, kind, member, actions) -> None:
         rows = np.flatnonzero(rows_mask)
@@ -316,7 +357,24 @@ class Trainer:
             nx = ro.nxt[lo:hi]
             carry = np.where(nx >= 0, adv[np.maximum(nx, 0)], 0.0)
             adv[lo:hi] = delta[lo:hi] + g * lam * carry
-        return adv, adv + ro.values
+        returns = adv + ro.values
+        if ro.baseline is not None:  # play decisions: the Monte Carlo return minus it
+            exact = np.isfinite(ro.baseline)
+            adv[exact] = (self.monte_carlo(ro) - ro.baseline)[exact]
+        return adv, returns
+
+    @staticmethod
+    def monte_carlo(ro: Rollout) -> np.ndarray:
+        """float32 [N]: each sample's return, the rewards of its seat from it to the hand's
+        end (no discount: ``gamma`` 1 is what the solver baseline needs)."""
+        n = ro.actions.size
+        out = np.zeros(n, np.float32)
+        bounds = np.searchsorted(ro.step, np.arange(ro.step.max() + 2)) if n else [0]
+        for s in range(len(bounds) - 2, -1, -1):
+            lo, hi = bounds[s], bounds[s + 1]
+            nx = ro.nxt[lo:hi]
+            out[lo:hi] = ro.rewards[lo:hi] + np.where(nx >= 0, out[np.maximum(nx, 0)], 0.0)
+        return out
 
     # ------------------------------------------------------------------ learning
     def learn(self, ro: Rollout) -> dict[str, float]:
