@@ -41,7 +41,8 @@ def _bidnet(seed: int) -> dict:
 LINEUP = {
     "champion": {
         "standard": lambda seed: {"name": "compose", "bid": _bidnet(seed),
-                                  "play": {"name": "pimc", "n_worlds": 32, "seed": seed}},
+                                  "play": {"name": "pimc", "n_worlds": 32, "objective": "make",
+                                           "seed": seed}},
         "six-player": lambda seed: {"name": "pimc", "seed": seed},
     },
     "learned": {
