@@ -28,7 +28,7 @@ from texas42_env.vector_env import Texas42VectorEnv
 from texas42_env.worlds import replayed, sample_worlds
 
 from agents.arena.tournament import TournamentConfig, run_tournament
-from agents.base import Context
+from agents.base import Context, make_agent
 from agents.baselines.heuristic import HeuristicAgent
 from agents.baselines.pimc import PimcAgent
 from agents.bidding.bidders import SimBidder
@@ -499,8 +499,6 @@ def bench_shipped(seed: int = 0, ruleset: str = "standard", hands: int = 16,
     """Milliseconds a decision of the shipped agents over whole hands at every seat (bidding
     and play): ``champion`` one table at a time (``hands`` hands), ``learned`` batched
     (``batch`` tables at once, as the arena calls it; one batch), after a warm-up hand."""
-    from agents.base import make_agent
-
     game = Game(RulesConfig.make(ruleset))
     enc = make_encoder(game)
     rows = []
