@@ -178,3 +178,33 @@ def test_a_folder_of_other_settings_and_a_missing_init_are_refused(tmp_path):
                       "six-player")
     with pytest.raises(ExpertError, match="trained for another game"):
         run_expert(ExpertConfig(init=six, rounds=1, **SMALL), tmp_path / "t")
+
+
+def test_the_make_objective_values_the_hand_going_the_movers_way(tmp_path):
+    """Two worlds, need 30 for the mover's team: tile 3 takes 29 and 41 (36 on average,
+    made once), tile 5 takes 30 in both (made twice): points prefer tile 3, make tile 5."""
+    game, _, _ = _init(tmp_path)
+    p0, A = game.actions.play0, game.n_actions
+    d = {"legal": np.array([[3, 5, -1, -1, -1, -1, -1, -1, -1]], np.int8),
+         "utility": np.zeros((1, 2, 9), np.float16), "weight": np.ones((1, 2), np.float32),
+         "good_at": np.array([30], np.int16), "total": np.array([42], np.int16)}
+    d["utility"][0, :, 0] = [29, 41]
+    d["utility"][0, :, 1] = [30, 30]
+    _, p_points, v_points = targets(d, p0, A, 2.0, "points")
+    _, p_make, v_make = targets(d, p0, A, 2.0, "make")
+    assert v_points[0, p0 + 3] > v_points[0, p0 + 5]
+    assert v_make[0, p0 + 5] == pytest.approx(42 + 0.30)
+    assert v_make[0, p0 + 3] == pytest.approx(21 + 0.35)
+    assert p_make[0, p0 + 5] > 0.99
+    del d["good_at"]
+    with pytest.raises(ExpertError, match="labels without good_at"):
+        targets(d, p0, A, 2.0, "make")
+
+
+def test_good_at_is_where_the_bid_is_made_or_set():
+    from agents.baselines.pimc import good_at
+
+    assert good_at(5, 30, True) == 30 and good_at(5, 30, False) == 13  # 42 - 29 = 13: set
+    assert good_at(5, -1, True) == 42 and good_at(5, -1, False) == 1  # a marks bid
+    assert good_at(NELLO, -1, True) == 42 and good_at(NELLO, -1, False) == 1
+    assert good_at(5, 60, False, total=88) == 29

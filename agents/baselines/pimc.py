@@ -350,18 +350,27 @@ class PimcAgent(Agent):
 
 
 def mover_utility(values: np.ndarray, contract: int, seat: int, bidder: int,
-                  n_tricks: int) -> np.ndarray:
+                  n_tricks: int, total: int = 42) -> np.ndarray:
     """``move_values``' values as what each is worth to the seat to move, on one scale for
-    every contract (points of 42): in a points contract its team's points; in sevens its
-    team's tricks scaled to 42; in nello 42 for the side the outcome favours (the bidder
-    taking no trick: the bidder's; any trick: the opponents')."""
+    every contract (points of ``total``, the game's points: 42, or 88 six-player): in a
+    points contract its team's points; in sevens its team's tricks scaled to ``total``; in
+    nello ``total`` for the side the outcome favours (the bidder taking no trick: the
+    bidder's; any trick: the opponents')."""
     mine = (seat & 1) == (bidder & 1)
     if contract == NELLO:
-        clean = (values == 0) * 42.0
-        return clean if mine else 42.0 - clean
+        clean = (values == 0) * float(total)
+        return clean if mine else total - clean
     if contract == SEVENS:
-        values = values * (42.0 / n_tricks)
-    return values if mine else 42.0 - values
+        values = values * (total / n_tricks)
+    return values if mine else total - values
 
 
-__all__ = ["PimcAgent", "mover_utility"]
+def good_at(contract: int, need: int, mine: bool, total: int = 42) -> int:
+    """The ``mover_utility`` from which the hand goes the mover's way: its team makes the
+    bid (the bidding team) or sets it (the others)."""
+    if contract in (NELLO, SEVENS) or need < 0:  # every trick (or none): all or nothing
+        return total if mine else 1
+    return need if mine else total + 1 - need
+
+
+__all__ = ["PimcAgent", "good_at", "mover_utility"]

@@ -8,7 +8,9 @@ position is kept with those per-world values (as what they are worth to the seat
 ``agents.baselines.pimc.mover_utility``: points of 42 on every contract) and the hand's
 outcome for the mover's team (marks). The play net is then trained on every round's
 positions so far: cross-entropy to the softmax of the world-averaged move values at
-temperature ``tau`` (points), plus ``value_weight`` times the squared error of its value
+temperature ``tau`` (points; with ``objective="make"`` a world is worth the game's points
+where the hand goes the mover's way, its team making or setting the bid, and nothing where
+not, its points only breaking ties), plus ``value_weight`` times the squared error of its value
 head to the outcome. The next round's label games are the trained student's.
 
 Labels come in chunks of ``chunk_hands`` hands, each a pure function of the settings, the
@@ -42,7 +44,7 @@ from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
 from agents.base import make_agent, parse_spec
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
-from agents.baselines.pimc import mover_utility
+from agents.baselines.pimc import good_at, mover_utility
 from agents.bidding.dataset import write_npz
 from agents.driver import act_rows
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
@@ -51,6 +53,9 @@ from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 FIRST_GAME = 5 << 40  # label games: their own deals
 ROUND_GAMES = 1 << 32  # game ids a round may use
 MAX_PLAYS = 9  # the most legal tiles of a decision (a six-player hand holds 9)
+
+
+ADDED = {"objective": "points"}  # settings newer than some run folders: their values there
 
 
 class ExpertError(ConfigError):
@@ -80,6 +85,8 @@ class ExpertConfig:
     chunk_hands: int = setting(50, whole(1))  # label games a task (and a file)
     holdout: int = setting(20, whole(2))  # every holdout-th chunk is held out
     tau: float = setting(2.0, number(0.01, 1000))  # points
+    # what a move is worth in a world: its points, or the hand going the mover's way
+    objective: str = setting("points", one_of("points", "make", noun="objective"))
     value_weight: float = setting(0.5, number(0, 100))
     epochs: int = setting(3, whole(1))
     minibatch: int = setting(512, whole(1))
@@ -140,13 +147,15 @@ def label_games(game: Game, bidder, player, teacher, seed: int, game_ids: np.nda
     bits packed), ``legal`` (int8 [n, MAX_PLAYS]: the legal tiles, -1 beyond), ``utility``
     (float16 [n, worlds, MAX_PLAYS]: each tile's worth in each world to the mover),
     ``weight`` (float32 [n, worlds]: each world's multiplicity), ``reward`` (float32 [n]:
-    the mover's team's marks of the hand), ``deal`` (int64) and ``seat`` (int8)."""
+    the mover's team's marks of the hand), ``deal`` (int64), ``seat`` (int8), ``good_at``
+    (int16: the utility from which the hand goes the mover's way, ``good_at``) and ``total``
+    (int16: the game's points)."""
     n = len(game_ids)
     enc = make_encoder(game)
     st = game.reset(n, seed=seed, game_ids=game_ids)
     p0 = game.actions.play0
     rows: dict[str, list] = {k: [] for k in ("obs", "legal", "utility", "weight", "table",
-                                             "seat")}
+                                             "seat", "good_at")}
     width = None
     while True:
         active = np.flatnonzero(st.phase < HAND_OVER)
@@ -165,8 +174,10 @@ def label_games(game: Game, bidder, player, teacher, seed: int, game_ids: np.nda
             for t in choice.tolist():
                 s = int(st.to_move[t])
                 legal, values, mult = teacher.move_values(game, st, t, s, st.legal[t])
-                u = mover_utility(values, int(st.contract[t]), s, int(st.bidder[t]),
-                                  game.n_tricks)
+                c, bidder = int(st.contract[t]), int(st.bidder[t])
+                u = mover_utility(values, c, s, bidder, game.n_tricks, game.total_points)
+                rows["good_at"].append(good_at(c, int(st.need[t]), (s & 1) == (bidder & 1),
+                                               game.total_points))
                 width = width or len(mult)
                 util = np.zeros((width, MAX_PLAYS), np.float16)
                 w = np.zeros(width, np.float32)
@@ -187,7 +198,9 @@ def label_games(game: Game, bidder, player, teacher, seed: int, game_ids: np.nda
     return {"obs": np.concatenate(rows["obs"]), "legal": np.stack(rows["legal"]),
             "utility": np.stack(rows["utility"]), "weight": np.stack(rows["weight"]),
             "reward": rewards[table, seat % 2].astype(np.float32),
-            "deal": np.asarray(game_ids)[table].astype(np.int64), "seat": seat.astype(np.int8)}
+            "deal": np.asarray(game_ids)[table].astype(np.int64), "seat": seat.astype(np.int8),
+            "good_at": np.array(rows["good_at"], np.int16), "total": np.full(
+                table.size, game.total_points, np.int16)}
 
 
 def _label_task(job: tuple[dict, dict, int, int]) -> dict[str, np.ndarray]:
@@ -229,15 +242,24 @@ def load_labels(run: Path, rounds: int, chunks: int, holdout: int, held: bool
 
 
 # ----------------------------------------------------------------------------- training
-def targets(data: dict[str, np.ndarray], play0: int, n_actions: int, tau: float
-            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def targets(data: dict[str, np.ndarray], play0: int, n_actions: int, tau: float,
+            objective: str = "points") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per position: the mask of legal actions, the softmax of the world-averaged move
     values at temperature ``tau`` over them (float32 [n, actions]), and those values
-    (float32 [n, actions], 0 where illegal)."""
+    (float32 [n, actions], 0 where illegal). ``objective="make"``: a world is worth the
+    game's points where the hand goes the mover's way (its team makes or sets the bid) and
+    0 where not, its points a hundredth (ties); ``"points"``: its points."""
     legal = data["legal"].astype(np.int64)
     ok = legal >= 0
     w = data["weight"].astype(np.float64)
-    mean = np.einsum("nw,nwm->nm", w, data["utility"].astype(np.float64)) / w.sum(1)[:, None]
+    u = data["utility"].astype(np.float64)
+    if objective == "make":
+        if "good_at" not in data:
+            raise ExpertError("labels without good_at (made before the make objective): "
+                              "use objective points, or make them again in a new folder")
+        good = u >= data["good_at"].astype(np.float64)[:, None, None]
+        u = good * data["total"].astype(np.float64)[:, None, None] + u / 100
+    mean = np.einsum("nw,nwm->nm", w, u) / w.sum(1)[:, None]
     n = len(legal)
     mask = np.zeros((n, n_actions), bool)
     values = np.zeros((n, n_actions), np.float32)
@@ -261,7 +283,7 @@ def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions:
     """``config.epochs`` passes over ``data`` for the play net; the last epoch's mean
     losses."""
     net = policy.play
-    mask, p, _ = targets(data, play0, n_actions, config.tau)
+    mask, p, _ = targets(data, play0, n_actions, config.tau, config.objective)
     obs = unpack_obs(data["obs"], obs_size)
     reward = torch.from_numpy(data["reward"])
     opt = torch.optim.Adam(net.parameters(), lr=config.lr)
@@ -297,7 +319,7 @@ def judge(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
     """The play net against the teacher on ``data``: cross-entropy to the targets, the share
     of positions where it picks the teacher's best move, and the regret (points of the
     teacher's values lost a decision by its pick)."""
-    mask, p, values = targets(data, play0, n_actions, config.tau)
+    mask, p, values = targets(data, play0, n_actions, config.tau, config.objective)
     logits, _ = policy.play(unpack_obs(data["obs"], obs_size), mask)
     logq = torch.log_softmax(logits, -1)
     pick = logits.argmax(-1)
@@ -321,7 +343,8 @@ def _check_folder(run: Path, config: ExpertConfig) -> None:
         except json.JSONDecodeError as e:
             raise ExpertError(f"{path}: not valid JSON ({e})") from None
         now = json.loads(json.dumps(config.identity()))
-        differ = [k for k in now if old.get(k) != now[k]]
+        # a key added since the folder was made holds its default there
+        differ = [k for k in now if old.get(k, ADDED.get(k)) != now[k]]
         if differ:
             raise ExpertError(f"{run} holds an expert iteration run with other settings ("
                               + ", ".join(f"{k}: {old.get(k)!r} there, {now[k]!r} now"
