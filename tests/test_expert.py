@@ -160,6 +160,7 @@ def test_a_played_move_of_best_value_has_no_regret(tmp_path):
     ({"teacher": "heuristic"}, "teacher: the teacher must be a search agent"),
     ({"bidding": "nobody"}, "bidding: unknown agent 'nobody'"),
     ({"tau": 0}, "tau must be"),
+    ({"holdout": 3}, "holdout must be at most the chunks a round (2"),
     ({"init": ""}, "init must be a policy checkpoint or run folder")])
 def test_bad_settings_are_named(over, says):
     with pytest.raises(ExpertError, match=re.escape(says)):
@@ -208,3 +209,15 @@ def test_good_at_is_where_the_bid_is_made_or_set():
     assert good_at(5, -1, True) == 42 and good_at(5, -1, False) == 1  # a marks bid
     assert good_at(NELLO, -1, True) == 42 and good_at(NELLO, -1, False) == 1
     assert good_at(5, 60, False, total=88) == 29
+
+
+def test_a_teacher_with_a_bid_model_labels_every_position_on_one_width(tmp_path):
+    """Its resampled worlds are fewer where one is drawn twice: every row still has a place
+    for each world the teacher may search, the weights summing to its worlds."""
+    game, policy, _ = _init(tmp_path)
+    teacher = make_agent("pimc", n_worlds=4, bid_model="heuristic", seed=2).setup(game)
+    player = NeuralAgent(policy=policy, greedy=False).setup(game)
+    d = label_games(game, make_agent("heuristic").setup(game), player, teacher, 0,
+                    np.arange(4))
+    assert d["utility"].shape[1:] == (4, 9) and (d["weight"].sum(1) == 4).all()
+    assert (d["weight"] == 0).any()  # some decision drew a world twice

@@ -113,6 +113,10 @@ class ExpertConfig:
         if self.hands % self.chunk_hands:
             raise ExpertError(key="hands", value=self.hands,
                               allowed=f"a multiple of chunk_hands ({self.chunk_hands})")
+        if self.hands // self.chunk_hands < self.holdout:
+            raise ExpertError(key="holdout", value=self.holdout,
+                              allowed=f"at most the chunks a round ({self.hands // self.chunk_hands}"
+                                      f": hands / chunk_hands), so that one is held out")
         game = Game(self.game_rules())
         for key in ("teacher", "bidding"):
             try:
@@ -178,7 +182,9 @@ def label_games(game: Game, bidder, player, teacher, seed: int, game_ids: np.nda
                 u = mover_utility(values, c, s, bidder, game.n_tricks, game.total_points)
                 rows["good_at"].append(good_at(c, int(st.need[t]), (s & 1) == (bidder & 1),
                                                game.total_points))
-                width = width or len(mult)
+                # a row per world the teacher may search (a bid model's resampled worlds
+                # are fewer where one is drawn twice: their rows stay empty, weight 0)
+                width = width or getattr(teacher, "n_worlds", len(mult))
                 util = np.zeros((width, MAX_PLAYS), np.float16)
                 w = np.zeros(width, np.float32)
                 util[:len(mult), :legal.size] = u
@@ -238,7 +244,9 @@ def load_labels(run: Path, rounds: int, chunks: int, holdout: int, held: bool
             except Exception as e:  # a damaged or foreign file
                 raise ExpertError(f"{p}: cannot be read ({type(e).__name__}: {e}); delete it "
                                   "and run the same command again to remake it") from None
-    return {name: np.concatenate(v) for name, v in parts.items()}
+    n = len(parts.get("reward", []))
+    # arrays every chunk holds (a folder older than a field has chunks without it)
+    return {name: np.concatenate(v) for name, v in parts.items() if len(v) == n}
 
 
 # ----------------------------------------------------------------------------- training
