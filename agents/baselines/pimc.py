@@ -181,10 +181,10 @@ class PimcAgent(Agent):
         else:  # the bidding team's points (sevens: tricks): it wants most
             mine = (s & 1) == (bidder & 1)
             scores = total if mine else -total
-            if self.objective == "make" and int(st.contract[t]) != SEVENS:
+            c = int(st.contract[t])
+            if self.objective == "make" and c != SEVENS:
                 # the share of worlds where the bid is made decides; points break ties
-                need = int(st.need[t])
-                made = mult @ (values >= (need if need >= 0 else game.total_points))
+                made = mult @ bid_made(values, c, int(st.need[t]), game)
                 scores = scores + (1000 if mine else -1000) * made
         return p0 + int(legal[np.argmax(scores)])
 
@@ -365,6 +365,18 @@ def mover_utility(values: np.ndarray, contract: int, seat: int, bidder: int,
     return values if mine else total - values
 
 
+def bid_made(values, contract: int, need: int, game):
+    """Whether the bid is made where the solver's measure (``move_values``' values, or a
+    ``Solver.value``) is ``values``: nello, the bidder takes no trick; sevens, the bidding
+    team every trick; a points bid, its points; a marks bid, all the game's points."""
+    values = np.asarray(values)
+    if contract == NELLO:
+        return values == 0
+    if contract == SEVENS:
+        return values == game.n_tricks
+    return values >= (need if need >= 0 else game.total_points)
+
+
 def good_at(contract: int, need: int, mine: bool, total: int = 42) -> int:
     """The ``mover_utility`` from which the hand goes the mover's way: its team makes the
     bid (the bidding team) or sets it (the others)."""
@@ -373,4 +385,4 @@ def good_at(contract: int, need: int, mine: bool, total: int = 42) -> int:
     return need if mine else total + 1 - need
 
 
-__all__ = ["PimcAgent", "good_at", "mover_utility"]
+__all__ = ["PimcAgent", "bid_made", "good_at", "mover_utility"]

@@ -34,10 +34,11 @@ from texas42_env.config import Rule, number, one_of, setting, validate, whole
 from texas42_env.core import HAND_OVER, NO_ACTION, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rewards import REWARDS, seat_rewards, team_rewards
-from texas42_env.rules import NELLO, SEVENS, ConfigError, RulesConfig
+from texas42_env.rules import ConfigError, RulesConfig
 from texas42_env.sampling import uniform_legal
 
 from agents.base import make_agent
+from agents.baselines.pimc import bid_made
 from agents.nets.policy import ModelConfig, Policy
 
 OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
@@ -305,13 +306,7 @@ class Trainer:
         for i in np.flatnonzero(self.policy.is_play(masks)):
             t = int(rows[i])
             v = solver.value(self.game, st, t)
-            c, need = int(st.contract[t]), int(st.need[t])
-            if c == NELLO:
-                made = v == 0
-            elif c == SEVENS:
-                made = v == self.game.n_tricks
-            else:
-                made = v >= (need if need >= 0 else self.game.total_points)
+            made = bid_made(v, int(st.contract[t]), int(st.need[t]), self.game)
             ours = (int(st.to_move[t]) & 1) == (int(st.bidder[t]) & 1)
             out[i] = int(st.bid_marks[t]) * (1 if ours == made else -1)
         return out
@@ -341,13 +336,24 @@ class Trainer:
 
     # ------------------------------------------------------------------ advantages
     def advantages(self, ro: Rollout) -> tuple[np.ndarray, np.ndarray]:
-        """GAE over each seat's trajectory: (advantages, returns)."""
-        g, lam = self.cfg.gamma, self.cfg.gae_lambda
+        """GAE over each seat's trajectory: (advantages, returns); with the solver baseline
+        a play decision's advantage is its Monte Carlo return minus that baseline."""
+        adv = Trainer.gae(ro, ro.values, self.cfg.gamma, self.cfg.gae_lambda)
+        returns = adv + ro.values
+        if ro.baseline is not None:
+            exact = np.isfinite(ro.baseline)
+            adv[exact] = (Trainer.monte_carlo(ro) - ro.baseline)[exact]
+        return adv, returns
+
+    @staticmethod
+    def gae(ro: Rollout, values: np.ndarray, g: float, lam: float) -> np.ndarray:
+        """float32 [N]: GAE(``g``, ``lam``) of ``values`` along each seat's chain of
+        samples in ``ro``."""
         n = ro.actions.size
         adv = np.zeros(n, np.float32)
         has_next = ro.nxt >= 0
-        next_value = np.where(has_next, ro.values[np.maximum(ro.nxt, 0)], 0.0)
-        delta = ro.rewards + g * next_value - ro.values
+        next_value = np.where(has_next, values[np.maximum(ro.nxt, 0)], 0.0)
+        delta = ro.rewards + g * next_value - values
         # a sample's successor is made at a later step: fill steps from the last back
         bounds = np.searchsorted(ro.step, np.arange(ro.step.max() + 2)) if n else [0]
         for s in range(len(bounds) - 2, -1, -1):
@@ -357,24 +363,13 @@ class Trainer:
             nx = ro.nxt[lo:hi]
             carry = np.where(nx >= 0, adv[np.maximum(nx, 0)], 0.0)
             adv[lo:hi] = delta[lo:hi] + g * lam * carry
-        returns = adv + ro.values
-        if ro.baseline is not None:  # play decisions: the Monte Carlo return minus it
-            exact = np.isfinite(ro.baseline)
-            adv[exact] = (self.monte_carlo(ro) - ro.baseline)[exact]
-        return adv, returns
+        return adv
 
-    @staticmethod
-    def monte_carlo(ro: Rollout) -> np.ndarray:
+    @classmethod
+    def monte_carlo(cls, ro: Rollout) -> np.ndarray:
         """float32 [N]: each sample's return, the rewards of its seat from it to the hand's
-        end (no discount: ``gamma`` 1 is what the solver baseline needs)."""
-        n = ro.actions.size
-        out = np.zeros(n, np.float32)
-        bounds = np.searchsorted(ro.step, np.arange(ro.step.max() + 2)) if n else [0]
-        for s in range(len(bounds) - 2, -1, -1):
-            lo, hi = bounds[s], bounds[s + 1]
-            nx = ro.nxt[lo:hi]
-            out[lo:hi] = ro.rewards[lo:hi] + np.where(nx >= 0, out[np.maximum(nx, 0)], 0.0)
-        return out
+        end (undiscounted: GAE of zero values with gamma and lambda 1)."""
+        return cls.gae(ro, np.zeros(ro.actions.size, np.float32), 1.0, 1.0)
 
     # ------------------------------------------------------------------ learning
     def learn(self, ro: Rollout) -> dict[str, float]:
