@@ -904,3 +904,20 @@ def test_an_unknown_play_agent_is_refused_before_the_folder_is_claimed(tmp_path)
     with pytest.raises(DatasetError, match="play"):
         generate(DataConfig(hands=4, chunk=4, worlds=1, play="heurstic"), tmp_path / "d")
     assert not (tmp_path / "d" / "config.json").exists()
+    with pytest.raises(DatasetError, match="play"):
+        generate(DataConfig(hands=4, chunk=4, worlds=1, play="heurstic:seed=1"), tmp_path / "d")
+
+
+def test_the_play_out_agent_is_any_spec():
+    """``play`` takes options (``NAME:KEY=VALUE``): the same values as the agent given
+    whole, and other values than another play's."""
+    hands = Game().reset(2, seed=5).dealt.reshape(-1)
+
+    def values(play):
+        return HandValuer(worlds=3, contracts=(0, 5), play=play).values(
+            hands, np.random.default_rng(2))
+
+    spec = values("random:seed=4")
+    assert np.array_equal(spec, values({"name": "random", "seed": 4}))
+    assert not np.array_equal(spec, values("random:seed=5"))
+    assert DataConfig(hands=4, chunk=4, play="neural:path=x.pt").play == "neural:path=x.pt"

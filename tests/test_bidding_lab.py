@@ -380,6 +380,30 @@ def test_with_every_seat_learned_both_teams_contracts_count():
     assert {(s % 2 == t % 2) for t, s in seats} == {True, False}
 
 
+@pytest.mark.parametrize("opponents", ["self", "heuristic"])
+def test_self_play_outcomes_price_the_play_given(opponents):
+    """The net's seats play the cards as ``play``: the auctions (hands, contracts, needs,
+    predictions) are the heuristic-play run's, the makes those of that play."""
+    from agents.training.bidnet import self_play_outcomes
+
+    ck = fresh_checkpoint()
+    base = self_play_outcomes(ck, 48, seed=3, first_game=10, opponents=opponents)
+    rand = self_play_outcomes(ck, 48, seed=3, first_game=10, opponents=opponents,
+                              play={"name": "random", "seed": 0})
+    for k in ("hands", "context", "contract", "need", "predicted"):
+        assert np.array_equal(base[k], rand[k], equal_nan=True), k
+    assert rand["made"].sum() < base["made"].sum()  # random card play makes fewer bids
+
+
+def test_finetuning_refuses_an_unknown_play_agent():
+    from agents.training.bidnet import FinetuneConfig
+    from texas42_env.rules import ConfigError
+
+    with pytest.raises(ConfigError, match="finetune.play"):
+        FinetuneConfig(play="nosuchagent:n=1")
+    assert FinetuneConfig(play="pimc:n_worlds=8").play == "pimc:n_worlds=8"
+
+
 # ---------------------------------------------------------------------- fine-tuning
 def test_finetuning_writes_a_net_that_reads_the_auction(tiny_net, tmp_path, torch_one_thread):
     from agents.bidding.bidnet import N_HAND, LearnedBidder, NumpyBidNet, auction_context

@@ -34,7 +34,7 @@ from texas42_env.config import Rule, build, check, one_of, setting, validate, wh
 from texas42_env.core import Game
 from texas42_env.rules import ConfigError
 
-from agents.base import REGISTRY
+from agents.base import REGISTRY, spec_name
 from agents.bidding.bidders import CONTRACTS, EVALUATIONS, NEEDS, HandValuer, make_curves
 from agents.scale.backend import (KINDS, WORKER_THREADS, Backend, BackendError, RayConfig,
                                   thread_settings)
@@ -86,7 +86,9 @@ class DataConfig:
             raise DataConfigError(key="hands", value=self.hands,
                                   allowed=f"a multiple of chunk ({self.chunk})")
         self.contracts = [int(c) for c in self.contracts]
-        check("play", self.play, one_of(*sorted(REGISTRY), noun="agent"), DataConfigError)
+        # an agent spec: a name or NAME:KEY=VALUE,... (e.g. neural:path=PLAY_NET.pt)
+        check("play", spec_name(self.play), one_of(*sorted(REGISTRY), noun="agent"),
+              DataConfigError)
 
     @classmethod
     def from_dict(cls, d: dict) -> "DataConfig":

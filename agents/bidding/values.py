@@ -18,7 +18,7 @@ from texas42_env.core import Game, State
 from texas42_env.observation import make_encoder
 from texas42_env.rules import DOUBLES, FOLLOW_ME, RulesConfig
 
-from agents.base import Agent, make_agent
+from agents.base import Agent, make_agent, parse_spec
 from agents.bidding.rule import bids_before
 from agents.driver import act_rows, play_out
 
@@ -73,6 +73,8 @@ class HandValuer:
         self.batch = max(int(batch), len(self.contracts) * self.worlds)
         self.game = Game(replace(rules, play_out=True))  # all tricks: the points are the value
         self.encoder = make_encoder(self.game)
+        if isinstance(play, str):
+            play = parse_spec(play)  # a name, NAME:KEY=VALUE,... or a JSON object
         self.player = (play if isinstance(play, Agent) else make_agent(play)).setup(self.game) \
             if evaluate == "playout" else None
 

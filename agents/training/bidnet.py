@@ -14,11 +14,13 @@ import numpy as np
 import torch
 
 from texas42_env.actions import PLUNGE
-from texas42_env.config import number, one_of, setting, validate, whole
+from texas42_env.config import check, number, one_of, setting, validate, whole
 from texas42_env.core import HAND_OVER, Game
 from texas42_env.observation import make_encoder
 
 from agents.arena.bidders import calibration
+from agents.base import REGISTRY, Agent, parse_spec, spec_name
+from agents.baselines.compose import ComposeAgent
 from agents.bidding.bidnet import (KIND, N_FEATURES, N_HAND, N_NEEDS, BidNetConfig, LearnedBidder,
                                    _torch_net, auction_context, features)
 from agents.bidding.dataset import DatasetError, load_dataset
@@ -151,27 +153,34 @@ class FinetuneConfig:
     # weight of the hand-value loss kept from the dataset (0: none)
     anchor: float = setting(0.5, number(0))
     data: str | None = None  # the dataset for the anchor (default: the net's own)
+    # the card play of the net's seats (an agent spec: a name or NAME:KEY=VALUE,...): the
+    # play the bidder is priced for
+    play: str = "heuristic"
     seed: int = 0
     threads: int | str = setting("auto", THREADS)  # as TrainBidConfig.threads
 
     def __post_init__(self):
         validate(self, "finetune.")
+        check("finetune.play", spec_name(self.play), one_of(*sorted(REGISTRY), noun="agent"))
 
 
 def self_play_outcomes(checkpoint: dict, hands: int, seed: int, first_game: int,
-                       explore: float = 0.0, opponents: str = "self") -> dict:
+                       explore: float = 0.0, opponents: str = "self",
+                       play: str | dict | Agent = "heuristic") -> dict:
     """Play ``hands`` hands (games ``first_game..``, hand 0 each) with the net's bidder at
     every seat (``opponents="self"``) or at one team, the heuristic at the other (alternating
-    by table), everyone playing the cards as the heuristic does. For each hand the net's
-    bidder won with a suit, doubles or follow-me: the hand, the auction context at its
-    winning bid, the contract, the need's index in ``NEEDS``, whether it was made, and the
-    chance it had predicted."""
+    by table). The net's seats play the cards as ``play`` does (an agent spec: the heuristic
+    by default, or the play the bidder is to bid for, e.g. a play net or PIMC), the
+    heuristic's seats as the heuristic. For each hand the net's bidder won with a suit,
+    doubles or follow-me: the hand, the auction context at its winning bid, the contract,
+    the need's index in ``NEEDS``, whether it was made, and the chance it had predicted."""
 
     game = Game()
     enc = make_encoder(game)
-    agent = LearnedBidder(checkpoint=checkpoint, explore=explore, seed=seed + first_game) \
+    bidder = LearnedBidder(checkpoint=checkpoint, explore=explore, seed=seed + first_game) \
         .setup(game)
-    heur = agent.fallback if opponents == "heuristic" else None
+    heur = bidder.fallback if opponents == "heuristic" else None
+    agent = bidder if play == "heuristic" else ComposeAgent(bid=bidder, play=play).setup(game)
     st = game.reset(hands, seed=seed, game_ids=np.arange(first_game, first_game + hands))
     learned_team = np.arange(hands) % 2  # with heuristic opponents: the net's team per table
     while True:
@@ -187,7 +196,7 @@ def self_play_outcomes(checkpoint: dict, hands: int, seed: int, first_game: int,
     if heur is not None:
         keep = (b % 2) == learned_team[t]
         t, b = t[keep], b[keep]
-    pred = [agent.predictions.get((int(st.game_id[x]), int(st.hand_no[x]), int(y)),
+    pred = [bidder.predictions.get((int(st.game_id[x]), int(st.hand_no[x]), int(y)),
                                   (0, np.nan))[1] for x, y in zip(t, b)]
     return {"hands": st.dealt[t, b], "context": auction_context(st, t, b),
             "contract": st.contract[t].copy(),
@@ -250,7 +259,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
         # deals of their own: seed + 1 (the dataset and the evaluations use others)
         res = self_play_outcomes(snapshot(), config.hands, config.seed + 1,
                                  first_game=r * config.hands, explore=config.explore,
-                                 opponents=config.opponents)
+                                 opponents=config.opponents, play=parse_spec(config.play))
         x = features(res["hands"], res["context"])
         x = x[np.arange(len(x)), res["contract"]]  # the row of the contract declared
         pool["x"].append(torch.from_numpy(x))
