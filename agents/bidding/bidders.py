@@ -18,8 +18,12 @@ from the score that results (marks to the target, each later hand a coin flip;
 ``game_weight=0``: marks only, a large one: the game only). Passing is
 worth the same with the chance that our team takes the hand's marks anyway: ``q_partner``
 when the partner holds the bid, ``1 - q_opp`` when an opponent does, ``q_open`` when no one
-has bid. The seat takes the best. Nello, plunge and splash come from the heuristic (the
-solver covers neither nello nor sevens).
+has bid. The seat takes the best. Nello, plunge and splash are valued by simulation as well
+(``SpecialValuer``, ``special_worlds`` uniform deals around the hand, played out by the
+heuristic; where a nello is worth valuing: no trump contract an even chance at 30) and enter
+the rule as bids of their own: a bid that allows nello at its better chance, a plunge or
+splash at its marks; ``special_worlds=0``: the heuristic's rules of thumb instead. Sevens
+comes from the heuristic.
 
 ``ValueBidder`` is the agent shell: bids and declares by the rule from estimates a subclass
 gives (``SimBidder``, registered ``simbid``: hand values simulated on the spot;
@@ -47,11 +51,11 @@ from texas42_env.sampling import decision_keys, hash_key, keyed_generator, keyed
 
 from agents.base import Agent, Context, make_agent, register
 from agents.baselines.heuristic import HeuristicAgent
-from agents.bidding.rule import BidRule, bid_need, bids_before
-from agents.bidding.values import (CONTRACTS, EVALUATIONS, NEEDS, HandValuer, auction_worlds,
-                                   deal_around, longest_suits, make_curves)
+from agents.bidding.rule import BidRule, bid_marks, bid_need, bids_before
+from agents.bidding.values import (CONTRACTS, EVALUATIONS, NEEDS, HandValuer, SpecialValuer,
+                                   auction_worlds, deal_around, longest_suits, make_curves)
 
-EXPLORE, WORLDS = 5, 6  # the salts of the bidders' keyed draws (with the seed)
+EXPLORE, WORLDS, SPECIAL = 5, 6, 7  # the salts of the bidders' keyed draws (with the seed)
 
 
 class ValueBidder(Agent):
@@ -64,10 +68,16 @@ class ValueBidder(Agent):
 
     def __init__(self, play: str = "heuristic", q_open: float = 0.5, q_partner: float = 0.7,
                  q_opp: float = 0.7, game_weight: float = 1.0, explore: float = 0.0,
-                 seed: int = 0):
+                 seed: int = 0, special_worlds: int = 16):
         self.rule = BidRule(q_open, q_partner, q_opp, game_weight)
         if not 0.0 <= explore <= 1.0:
             raise ValueError(f"explore must be a probability in [0, 1], got {explore!r}")
+        if isinstance(special_worlds, bool) or not isinstance(special_worlds, int) \
+                or special_worlds < 0:
+            raise ValueError("special_worlds: the worlds a nello, plunge or splash is "
+                             f"simulated in (0: the heuristic's rules of thumb), got "
+                             f"{special_worlds!r}")
+        self.special_worlds = special_worlds
         self.explore = float(explore)
         self.seed = seed
         self.play_spec = play
@@ -82,6 +92,8 @@ class ValueBidder(Agent):
         self.fallback = HeuristicAgent().setup(game)  # nello, plunge, splash, sevens
         self.player = self.fallback if self.play_spec == "heuristic" else \
             make_agent(self.play_spec).setup(game)
+        self.specials = SpecialValuer(game.rules, self.fallback) if self.special_worlds \
+            else None
         return self
 
     def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
@@ -98,8 +110,9 @@ class ValueBidder(Agent):
         if (phase == BIDDING).all():  # the common call in an auction: bids only
             tabs, seats = context.tables, context.seats
             curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
-            return np.array([self._bid(game, st, t, s, m, c) for t, s, m, c in
-                             zip(tabs.tolist(), seats.tolist(), masks, curves)], np.int64)
+            sp = self._special_chances(game, st, tabs, seats, masks, curves)
+            return np.array([self._bid(game, st, t, s, m, c, x) for t, s, m, c, x in
+                             zip(tabs.tolist(), seats.tolist(), masks, curves, sp)], np.int64)
         out = np.full(len(masks), NO_ACTION, np.int64)
         play = np.flatnonzero(phase == PLAYING)
         if play.size:
@@ -116,10 +129,15 @@ class ValueBidder(Agent):
         if declaring.size:  # nello and sevens contracts come from the heuristic
             fb[declaring] = self.fallback.act(observations[rows[declaring]],
                                               masks[rows[declaring]])
+        bidding = np.flatnonzero(phase[rows] == BIDDING)
+        sp = [None] * len(rows)
+        for k, x in zip(bidding, self._special_chances(game, st, tabs[bidding], seats[bidding],
+                                                       masks[rows[bidding]], curves[bidding])):
+            sp[k] = x
         for k, i in enumerate(rows.tolist()):
             t, s = int(tabs[k]), int(seats[k])
             if phase[i] == BIDDING:
-                out[i] = self._bid(game, st, t, s, masks[i], curves[k])
+                out[i] = self._bid(game, st, t, s, masks[i], curves[k], sp[k])
             else:
                 out[i] = self._declare(game, st, masks[i], int(fb[k]), curves[k], t)
         return out
@@ -147,12 +165,45 @@ class ValueBidder(Agent):
                 return least
         return None
 
-    def _bid(self, game, st, t, s, mask, curves) -> int:
+    def _special_chances(self, game, st, tabs, seats, masks, curves) -> list[dict | None]:
+        """Per bid decision, the simulated chances (``SpecialValuer``, ``special_worlds``
+        uniform worlds keyed by the hand) of the special contracts it may bid: plunge and
+        splash where legal, nello where the rules allow it at a legal bid and no trump
+        contract is an even chance at 30 (a hand that can bid for trumps); None per
+        decision with ``special_worlds=0`` (the rules of thumb)."""
+        if self.specials is None:
+            return [None] * len(tabs)
+        rules = game.rules
+        nello_bids = [a for a in range(POINTS0, PLUNGE)
+                      if bid_marks(a, points=0) >= rules.nello_min_marks] if rules.nello else []
+        asks, hands = [], []  # (decision, kind), and the hand of each
+        for i, m in enumerate(masks):
+            kinds = [k for k, a in (("plunge", PLUNGE), ("splash", SPLASH)) if m[a]]
+            if any(m[a] for a in nello_bids) and curves[i][:, 0].max() < 0.5:
+                kinds.append("nello")
+            h = int(st.hands[tabs[i], seats[i]])
+            asks += [(i, k) for k in kinds]
+            hands += [h] * len(kinds)
+        out: list[dict | None] = [{} for _ in range(len(tabs))]
+        if asks:
+            W = self.special_worlds
+            worlds = np.stack([deal_around(np.array([h], np.uint64), 0, W, keyed_generator(
+                hash_key(self.seed, SPECIAL, h)))[0] for h in hands])
+            for (i, k), p in zip(asks, self.specials.chances([k for _, k in asks], worlds)):
+                out[i][k] = float(p)
+        return out
+
+    def _bid(self, game, st, t, s, mask, curves, specials=None) -> int:
         mask = mask.tolist()  # a list indexes faster, and is read many times
-        special = self._special(game, st, t, s, mask, curves)
-        if special is not None:
-            return special
-        a, p = self.rule.choose(curves, mask, st, t, s, game)
+        if specials is None:  # the rules of thumb
+            special = self._special(game, st, t, s, mask, curves)
+            if special is not None:
+                return special
+        a, p = self.rule.choose(curves, mask, st, t, s, game, specials)
+        if specials and "nello" in specials and POINTS0 <= a < PLUNGE \
+                and bid_marks(a, points=0) >= game.rules.nello_min_marks \
+                and specials["nello"] > curves[:, bid_need(a) - 30].max():
+            self._nello.add((int(st.game_id[t]), int(st.hand_no[t]), s))  # it declares nello
         if a == PASS and self.explore and \
                 keyed_random(decision_keys(st, [t], [s], (self.seed, EXPLORE)))[0] < self.explore:
             least = next((b for b in range(POINTS0, MARKS0) if mask[b]), None)
@@ -170,8 +221,10 @@ class ValueBidder(Agent):
             self._nello.discard(key)
             if mask[c0 + NELLO]:
                 return c0 + NELLO
-        if fallback - c0 in (NELLO, SEVENS) or bid in (PLUNGE, SPLASH):
-            return fallback  # nello or sevens hands, and after the partner's plunge/splash
+        simulated = self.specials is not None  # nello only where its simulation chose it
+        if fallback - c0 == SEVENS or (fallback - c0 == NELLO and not simulated) \
+                or bid in (PLUNGE, SPLASH):
+            return fallback  # sevens (nello) hands, and after the partner's plunge/splash
         i = bid_need(bid) - 30
         legal = [k for k, c in enumerate(CONTRACTS) if mask[c0 + c]]
         if not legal:
@@ -198,8 +251,9 @@ class SimBidder(ValueBidder):
                  evaluate_with: str = "heuristic", play: str = "heuristic",
                  q_open: float = 0.6, q_partner: float = 0.7, q_opp: float = 0.7,
                  game_weight: float = 1.0, infer: bool = True, candidates: int = 8,
-                 seed: int = 0):
-        super().__init__(play, q_open, q_partner, q_opp, game_weight, seed=seed)
+                 seed: int = 0, special_worlds: int | None = None):
+        super().__init__(play, q_open, q_partner, q_opp, game_weight, seed=seed,
+                         special_worlds=worlds if special_worlds is None else special_worlds)
         if evaluate not in EVALUATIONS:
             raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
         if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= 7:

@@ -236,10 +236,12 @@ class LearnedBidder(ValueBidder):
 
     def __init__(self, path: str = "", play: str = "heuristic", q_open: float = 0.5,
                  q_partner: float = 0.7, q_opp: float = 0.7, game_weight: float = 1.0,
-                 explore: float = 0.0, seed: int = 0, checkpoint: dict | None = None):
+                 explore: float = 0.0, seed: int = 0, checkpoint: dict | None = None,
+                 special_worlds: int = 16):
         if not path and checkpoint is None:
             raise ValueError("bidnet needs path=CHECKPOINT (made by scripts/train_bidnet.py)")
-        super().__init__(play, q_open, q_partner, q_opp, game_weight, explore, seed)
+        super().__init__(play, q_open, q_partner, q_opp, game_weight, explore, seed,
+                         special_worlds)
         self.path = path
         self.net = NumpyBidNet(path, checkpoint)
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from texas42_env.actions import MARKS0, MAX_MARKS, PASS, PLUNGE, POINTS0
+from texas42_env.actions import MARKS0, MAX_MARKS, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, Game, State
 
 
@@ -67,9 +67,10 @@ def bids_before(st: State, t: int, seat: int) -> int:
     return (seat - int(st.first_bidder[t])) % st.n_seats
 
 
-def bid_marks(action: int) -> int:
-    """Marks a standard bid action is worth: 1 for a points bid, m for an m-mark bid."""
-    return action - MARKS0 + 1 if action >= MARKS0 else 1
+def bid_marks(action: int, points: int = 1) -> int:
+    """Marks a standard bid action is worth: ``points`` (1) for a points bid, m for an
+    m-mark bid (``points=0``: the marks the rules count a bid as, e.g. for nello's least)."""
+    return action - MARKS0 + 1 if action >= MARKS0 else points
 
 
 def bid_need(action: int) -> int:
@@ -108,11 +109,20 @@ class BidRule:
                          int(score[team]), int(score[team ^ 1]))
 
     def choose(self, curves: np.ndarray, mask: np.ndarray, st: State, t: int, s: int,
-               game: Game) -> tuple[int, float]:
+               game: Game, specials: dict[str, float] | None = None) -> tuple[int, float]:
         """(bid action, predicted chance of making it; nan for a pass) at table ``t``, seat
         ``s``; ``curves``: [contracts, 13] chances of taking each need; ``mask``: the legal
-        actions (bools, an array or a list)."""
+        actions (bools, an array or a list). ``specials``: the chances of the special
+        contracts where they were valued (``"nello"``, ``"plunge"``, ``"splash"``): a bid
+        that allows nello is worth its better chance of the trump contracts' and nello's,
+        and a plunge or splash is weighed like any bid, at its marks."""
         best = curves.max(axis=0).tolist()  # the best contract's chance per need
+        specials = specials or {}
+        nello = specials.get("nello")
+        nello_from = game.rules.nello_min_marks  # (a points bid counts as 0 marks)
+
+        def chance(p: float, marks: int) -> float:
+            return max(p, nello) if nello is not None and marks >= nello_from else p
         team = s & 1
         up, down = self._outcomes(game, st.score[t], team)
         legal = mask.tolist() if isinstance(mask, np.ndarray) else mask
@@ -127,12 +137,18 @@ class BidRule:
             choices.append((q * up[m] + (1.0 - q) * down[m], PASS, np.nan))
         a = next((a for a in range(POINTS0, MARKS0) if legal[a]), None)
         if a is not None:  # every points bid is one mark: the least has the best chance
-            p = best[bid_need(a) - 30]
+            p = chance(best[bid_need(a) - 30], 0)
             choices.append((p * up[1] + (1.0 - p) * down[1], a, p))
-        p = best[-1]
         for a in range(MARKS0, PLUNGE):
             if legal[a]:
                 m = a - MARKS0 + 1
+                p = chance(best[-1], m)
+                choices.append((p * up[m] + (1.0 - p) * down[m], a, p))
+        held = max(int(st.high_level[t]) - 12, 0)  # the high bid's marks (points: 0)
+        for a, kind, least in ((PLUNGE, "plunge", game.rules.plunge_marks),
+                               (SPLASH, "splash", 2)):
+            if legal[a] and kind in specials:
+                m, p = min(max(least, held + 1), MAX_MARKS), specials[kind]
                 choices.append((p * up[m] + (1.0 - p) * down[m], a, p))
         if not choices:  # only plunge/splash left: the least of them
             return legal.index(True), np.nan

@@ -14,9 +14,10 @@ from dataclasses import replace
 import numpy as np
 
 from texas42_env import tiles as T
-from texas42_env.core import Game, State
+from texas42_env.actions import MARKS0, NO_ACTION, PASS, PLUNGE, SPLASH
+from texas42_env.core import BIDDING, DECLARING, Game, State
 from texas42_env.observation import make_encoder
-from texas42_env.rules import DOUBLES, FOLLOW_ME, RulesConfig
+from texas42_env.rules import DOUBLES, FOLLOW_ME, NELLO, RulesConfig
 
 from agents.base import Agent, make_agent, parse_spec
 from agents.bidding.rule import bids_before
@@ -109,6 +110,77 @@ class HandValuer:
                 pts = np.array([solve_value(self.game, st, k) for k in range(st.batch_size)])
             out[lo:lo + m] = pts.reshape(m, C, W)
         return out
+
+
+SPECIALS = ("nello", "plunge", "splash")
+
+
+class SpecialValuer:
+    """The chance a hand makes nello, plunge or splash, by simulation like the other
+    contracts' values: in each of its worlds (deals around the hand, which sits at seat 0)
+    seat 0 bids the contract and the others pass; it declares nello itself, and after a
+    plunge or splash its partner names trump as the heuristic would; then ``play`` plays
+    every seat, each seeing only its own view, until the hand is decided. A nello is made
+    when the bidder takes no trick, a plunge or splash when its team takes all seven.
+    The bid a nello is simulated at is the least marks bid that allows it (the outcome does
+    not depend on the level); a kind the rules (or the opening bid's limit) do not allow
+    counts as never made.
+    """
+
+    def __init__(self, rules=None, play: str | Agent = "heuristic", batch: int = 8192):
+        rules = rules or RulesConfig.make()
+        if rules.ruleset != "standard":
+            raise ValueError("special contracts are simulated for the standard ruleset only")
+        self.game = Game(rules)
+        self.encoder = make_encoder(self.game)
+        if isinstance(play, str):
+            play = parse_spec(play)
+        self.player = (play if isinstance(play, Agent) else make_agent(play)).setup(self.game)
+        from agents.baselines.heuristic import HeuristicAgent  # (it imports this package)
+
+        self.namer = HeuristicAgent().setup(self.game)  # the plunger's partner names trump
+        self.batch = int(batch)
+        self.bids = {"nello": MARKS0 + max(rules.nello_min_marks, 1) - 1, "plunge": PLUNGE,
+                     "splash": SPLASH}
+
+    def chances(self, kinds, worlds: np.ndarray) -> np.ndarray:
+        """float [n]: row i's share of its worlds (uint64 [n, W, 4], the hand at seat 0)
+        where the hand makes ``kinds[i]`` (one of ``SPECIALS``)."""
+        worlds = np.asarray(worlds, np.uint64)
+        n, W = worlds.shape[:2]
+        kinds = list(kinds)
+        bad = sorted({k for k in kinds if k not in SPECIALS})
+        if bad or len(kinds) != n:
+            raise ValueError(f"kinds: one of {SPECIALS} per row ({n}), got {kinds!r}")
+        out = np.zeros(n)
+        per = max(1, self.batch // W)
+        for lo in range(0, n, per):
+            w = worlds[lo:lo + per]
+            bid = np.repeat([self.bids[k] for k in kinds[lo:lo + per]], W)
+            out[lo:lo + len(w)] = self._made(w.reshape(-1, 4), bid).reshape(len(w), W).mean(1)
+        return out
+
+    def _made(self, dealt: np.ndarray, bid: np.ndarray) -> np.ndarray:
+        g, N = self.game, len(dealt)
+        st = g.reset(N, seed=0)
+        g.set_hands(st, np.arange(N), dealt, np.full(N, 3))  # seat 0 is not the dealer
+        ok = np.ones(N, bool)  # seat 0 bid it and won it
+        while (st.phase == BIDDING).any():  # seat 0 bids; the others pass
+            a = np.where(st.to_move == 0, bid, PASS)
+            legal = st.legal[np.arange(N), a]
+            ok &= legal | (st.to_move != 0) | (st.phase != BIDDING)
+            # where seat 0 could not bid it, every seat takes its least bid (no redeal)
+            least = np.argmax(st.legal[:, PASS + 1:], axis=1) + PASS + 1
+            a = np.where(ok, a, np.where(st.legal[np.arange(N), least], least, PASS))
+            g.step(st, np.where(st.phase == BIDDING, a, NO_ACTION))
+        declaring = np.flatnonzero(st.phase == DECLARING)  # (all of them)
+        nello = (bid != PLUNGE) & (bid != SPLASH) & ok
+        named = act_rows(g, st, self.namer, declaring, self.encoder)
+        a = np.full(N, NO_ACTION, np.int64)
+        a[declaring] = np.where(nello[declaring], g.actions.contract0 + NELLO, named)
+        g.step(st, a)
+        play_out(g, st, self.player, self.encoder)
+        return ok & (st.bidder == 0) & (st.made == 1)
 
 
 def auction_worlds(game: Game, st: State, t: int, seat: int, n_worlds: int, candidates: int,
