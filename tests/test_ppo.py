@@ -456,3 +456,32 @@ def test_the_solver_baseline_is_refused_in_the_six_player_game():
 
     with pytest.raises(ConfigError, match="critic in the six-player game"):
         make_trainer("six-player", baseline="solver")
+
+
+def test_averaged_weights_follow_each_update_and_are_what_agents_act_with(tmp_path):
+    from agents.baselines.neural import NeuralAgent
+
+    trainer = make_trainer(seed=4, ema=0.5, tables=8)
+    assert trainer.acting_policy() is trainer.policy  # nothing averaged before an update
+    trainer.train_update()
+    first = {k: v.clone() for k, v in trainer.policy.state_dict().items()}
+    assert all(torch.equal(trainer.ema[k], v) for k, v in first.items())  # it starts there
+    trainer.train_update()
+    now = trainer.policy.state_dict()
+    key = next(k for k, v in now.items() if v.is_floating_point() and not torch.equal(v, first[k]))
+    torch.testing.assert_close(trainer.ema[key], 0.5 * first[key] + 0.5 * now[key])
+    acting = trainer.acting_policy()
+    assert acting is not trainer.policy and torch.equal(acting.state_dict()[key], trainer.ema[key])
+    # a checkpoint keeps both: the training weights resume, agents act with the average
+    path = tmp_path / "ck.pt"
+    save_checkpoint(path, trainer.state_dict())
+    agent = NeuralAgent(path=str(path))
+    assert torch.equal(agent.policy.state_dict()[key], trainer.ema[key])
+    again = make_trainer(seed=4, ema=0.5, tables=8)
+    again.load_state_dict(load_checkpoint(path))
+    assert torch.equal(again.policy.state_dict()[key], now[key])
+    assert torch.equal(again.ema[key], trainer.ema[key])
+    # without ema nothing is averaged or saved
+    plain = make_trainer(seed=4, tables=8)
+    plain.train_update()
+    assert plain.ema is None and "ema_state_dict" not in plain.state_dict()["model"]

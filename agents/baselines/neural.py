@@ -24,12 +24,13 @@ NEURAL_SAMPLE = 2  # the salt of the sampling agent's keyed draws (with its seed
 
 
 def policy_from_checkpoint(data: dict, path="checkpoint") -> Policy:
-    """The policy a loaded checkpoint holds; ``CheckpointError`` if its weights do not fit."""
+    """The policy a loaded checkpoint holds, with its averaged weights where it has them
+    (``algorithm.ema``: what it acts with); ``CheckpointError`` if its weights do not fit."""
     m = data["model"]
     try:
         policy = Policy(int(m["obs_size"]), int(m["n_actions"]), int(m["play0"]),
                         ModelConfig(**m["config"]), int(m.get("critic_size", 0)))
-        policy.load_state_dict(m["state_dict"])
+        policy.load_state_dict(m.get("ema_state_dict") or m["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{path}: its model does not load: {e}") from None
     policy.eval()

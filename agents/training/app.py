@@ -157,10 +157,11 @@ class TrainConfig:
 
 def evaluate(trainer: Trainer, ev: EvalConfig) -> dict[str, Any]:
     """Duplicate matches of the current policy (greedy) against each of ``ev.against``."""
-    agent = NeuralAgent(policy=trainer.policy, ruleset=trainer.rules.ruleset)
+    policy = trainer.acting_policy()  # the averaged weights with algorithm.ema
+    agent = NeuralAgent(policy=policy, ruleset=trainer.rules.ruleset)
     agent.name = "learner"
     out = {}
-    trainer.policy.eval()
+    policy.eval()
     for name in ev.against:
         stats = play_duplicate(trainer.rules, agent, name, ev.pairs, seed=ev.seed, chunk=2048)
         s = summarize(stats, n_boot=1000, seed=ev.seed)

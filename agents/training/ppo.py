@@ -20,6 +20,8 @@ optimizer, the pool, the generators, counters).
 
 from __future__ import annotations
 
+import copy
+
 import os
 import sys
 import time
@@ -100,6 +102,9 @@ class PPOConfig:
     # from here: unbiased, as the hidden deal does not depend on the action; the Monte
     # Carlo return minus it; the standard game with the marks reward)
     baseline: str = setting("critic", one_of("critic", "solver", noun="baseline"))
+    # averaged weights for acting: after each update ema <- ema * d + weights * (1 - d)
+    # (0: none); checkpoints keep both, agents and evaluations act with the average
+    ema: float = setting(0.0, number(0, below=1))
 
     def __post_init__(self):
         validate(self, "algorithm.")
@@ -203,6 +208,7 @@ class Trainer:
         self.rng = np.random.default_rng(seed)
         self.generator = torch.Generator().manual_seed(seed)
         self.pool: list[dict[str, torch.Tensor]] = []
+        self.ema: dict[str, torch.Tensor] | None = None  # with cfg.ema: the averaged weights
         self.update = 0  # updates done
         self.samples = 0
         self.hands = 0
@@ -447,6 +453,7 @@ class Trainer:
         logs = self.learn(ro)
         t2 = time.perf_counter()
         self.update += 1
+        self._average()
         self.samples += ro.actions.size
         self.hands += ro.hands
         if self.update % self.opp.snapshot_every == 0:
@@ -459,12 +466,38 @@ class Trainer:
         logs["perf/learn_s"] = t2 - t1
         return logs
 
+    def _average(self) -> None:
+        """Fold the weights into the average (``cfg.ema``; the first update starts it)."""
+        if not self.cfg.ema:
+            return
+        now = self.policy.state_dict()
+        if self.ema is None:
+            self.ema = {k: v.detach().clone() for k, v in now.items()}
+            return
+        with torch.no_grad():
+            for k, v in now.items():
+                if v.is_floating_point():
+                    self.ema[k].mul_(self.cfg.ema).add_(v, alpha=1.0 - self.cfg.ema)
+                else:
+                    self.ema[k].copy_(v)
+
+    def acting_policy(self) -> Policy:
+        """The policy to act with: the averaged weights (``cfg.ema``), else the policy."""
+        if self.ema is None:
+            return self.policy
+        policy = copy.deepcopy(self.policy)
+        policy.load_state_dict(self.ema)
+        return policy
+
     # ------------------------------------------------------------------ state
     def model_dict(self) -> dict[str, Any]:
-        return {"obs_size": self.encoder.size, "n_actions": self.game.n_actions,
-                "play0": self.game.actions.play0, "config": self.model_cfg.to_dict(),
-                "critic_size": self.policy.bid.critic_size,
-                "state_dict": self.policy.state_dict()}
+        out = {"obs_size": self.encoder.size, "n_actions": self.game.n_actions,
+               "play0": self.game.actions.play0, "config": self.model_cfg.to_dict(),
+               "critic_size": self.policy.bid.critic_size,
+               "state_dict": self.policy.state_dict()}
+        if self.ema is not None:  # what agents act with (the training weights stay above)
+            out["ema_state_dict"] = self.ema
+        return out
 
     def state_dict(self) -> dict[str, Any]:
         return {"model": self.model_dict(), "optimizer": self.optimizer.state_dict(),
@@ -478,6 +511,8 @@ class Trainer:
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
         self.policy.load_state_dict(data["model"]["state_dict"])
+        ema = data["model"].get("ema_state_dict")
+        self.ema = None if ema is None else {k: v.detach().clone() for k, v in ema.items()}
         self.optimizer.load_state_dict(data["optimizer"])
         self.pool = list(data["pool"])
         self.rng.bit_generator.state = data["rng"]["numpy"]
