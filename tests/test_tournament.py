@@ -1,6 +1,7 @@
 """Duplicate matches and tournaments: fair seating, resumable runs, outputs that check out."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -200,7 +201,7 @@ def test_a_rerun_says_which_matches_it_keeps(tmp_path, capsys):
     assert "1 of 3 matches already played" in capsys.readouterr().err
 
 
-def test_an_agent_read_from_a_link_is_keyed_by_the_file_it_points_to(tmp_path):
+def test_an_agent_read_from_a_link_is_keyed_by_the_file_it_points_to(tmp_path, monkeypatch):
     from agents.arena.tournament import match_key
 
     nets = ROOT / "experiments" / "bidding" / "nets"
@@ -209,8 +210,18 @@ def test_an_agent_read_from_a_link_is_keyed_by_the_file_it_points_to(tmp_path):
     cfg = _cfg(agents={"learned": {"name": "bidnet", "path": str(link)},
                        "random": {"name": "random"}})
     first = match_key(cfg, "learned", "random")
-    assert first["a_files"] == [str((nets / "supervised.pt").resolve())]
+    # relative to the working folder where the file lies under it: no machine's folders
+    assert first["a_files"] == [os.path.relpath((nets / "supervised.pt").resolve(),
+                                                os.path.realpath(os.getcwd()))]
     assert "b_files" not in first  # an agent with no file keeps the key it had
+    outside = tmp_path / "elsewhere.pt"
+    outside.write_bytes((nets / "supervised.pt").read_bytes())
+    other = _cfg(agents={"learned": {"name": "bidnet", "path": str(outside)},
+                         "random": {"name": "random"}})
+    monkeypatch.chdir(ROOT)
+    assert match_key(cfg, "learned", "random")["a_files"] == [
+        "experiments/bidding/nets/supervised.pt"]
+    assert match_key(other, "learned", "random")["a_files"] == [str(outside.resolve())]
     link.unlink()
     link.symlink_to(nets / "finetuned-self-play.pt")
     assert match_key(cfg, "learned", "random") != first

@@ -166,7 +166,9 @@ def match_key(cfg: TournamentConfig, a: str, b: str) -> dict:
 
 
 def _files_of(cfg: TournamentConfig, name: str) -> list[str]:
-    """The files agent ``name`` (or its partners) is read from, resolved: [] for none."""
+    """The files agent ``name`` (or its partners) is read from, resolved (relative to the
+    working folder where they lie under it, so a results file names no machine's folders):
+    [] for none."""
     spec = cfg.agents[name]
     if isinstance(spec, dict) and "partners" in spec:
         return [f for p in spec["partners"] for f in _files_of(cfg, p)]
@@ -174,9 +176,12 @@ def _files_of(cfg: TournamentConfig, name: str) -> list[str]:
     if not isinstance(path, str) or not path:
         return []
     try:
-        return [os.path.realpath(latest_checkpoint(path))]
+        real = os.path.realpath(latest_checkpoint(path))
     except CheckpointError:  # not a checkpoint (a bid net file, say): the file itself
-        return [os.path.realpath(path)]
+        real = os.path.realpath(path)
+    here = os.path.realpath(os.getcwd())
+    inside = os.path.commonpath([real, here]) == here
+    return [os.path.relpath(real, here) if inside else real]
 
 
 def _count(n: int) -> str:
