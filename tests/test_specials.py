@@ -190,3 +190,21 @@ def test_the_specials_do_not_depend_on_the_batch():
     assert together.tolist() == alone
     with pytest.raises(ValueError, match="special_worlds"):
         fixed_bidder(zero_curves(), special_worlds=-1)
+
+
+@pytest.mark.parametrize("over, kinds, says", [
+    ({"nello": False}, ["nello"], "nello off: never made"),
+    ({"plunge": False}, ["plunge"], "plunge off"),
+])
+def test_a_contract_the_rules_forbid_is_never_made(over, kinds, says):
+    worlds = deal_around(np.array([hand_of(LOWEST), hand_of(SIX_DOUBLES)], np.uint64), 0, 6,
+                         np.random.default_rng(0))
+    assert SpecialValuer(RulesConfig.make(**over)).chances(kinds * 2, worlds).tolist() == \
+        [0.0, 0.0], says
+
+
+def test_a_nello_that_needs_more_marks_than_open_is_simulated_at_the_most_that_may():
+    worlds = deal_around(np.array([hand_of(LOWEST)], np.uint64), 0, 6, np.random.default_rng(0))
+    rules = RulesConfig.make(nello_min_marks=3, max_opening_marks=2)
+    assert SpecialValuer(rules).chances(["nello"], worlds).tolist() == [1.0]
+

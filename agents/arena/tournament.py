@@ -159,19 +159,19 @@ def match_key(cfg: TournamentConfig, a: str, b: str) -> dict:
     if cfg.ruleset != "standard":
         key["ruleset"] = cfg.ruleset
     for side, name in (("a", a), ("b", b)):
-        files = _files_of(cfg, name)
+        files = _files_of(cfg, name, keyed=True)
         if files:
             key[f"{side}_files"] = files
     return key
 
 
-def _files_of(cfg: TournamentConfig, name: str) -> list[str]:
-    """The files agent ``name`` (or its partners) is read from, resolved (relative to the
-    working folder where they lie under it, so a results file names no machine's folders):
-    [] for none."""
+def _files_of(cfg: TournamentConfig, name: str, keyed: bool = False) -> list[str]:
+    """The files agent ``name`` (or its partners) is read from, resolved: [] for none.
+    ``keyed``: as a match key names them, relative to the working folder where they lie
+    under it (so a results file names no machine's folders)."""
     spec = cfg.agents[name]
     if isinstance(spec, dict) and "partners" in spec:
-        return [f for p in spec["partners"] for f in _files_of(cfg, p)]
+        return [f for p in spec["partners"] for f in _files_of(cfg, p, keyed)]
     path = spec.get("path") if isinstance(spec, dict) else None
     if not isinstance(path, str) or not path:
         return []
@@ -180,8 +180,9 @@ def _files_of(cfg: TournamentConfig, name: str) -> list[str]:
     except CheckpointError:  # not a checkpoint (a bid net file, say): the file itself
         real = os.path.realpath(path)
     here = os.path.realpath(os.getcwd())
-    inside = os.path.commonpath([real, here]) == here
-    return [os.path.relpath(real, here) if inside else real]
+    if keyed and os.path.commonpath([real, here]) == here:
+        return [os.path.relpath(real, here)]
+    return [real]
 
 
 def _count(n: int) -> str:
@@ -320,7 +321,7 @@ def _write_atomic(path: Path, lines: list[str]) -> None:
 
 def _resolved(cfg: TournamentConfig) -> TournamentConfig:
     """``cfg`` with every agent read from a file given the file its path resolves to now
-    (as the match keys name it), so every worker loads that very checkpoint."""
+    (the one the match keys name), so every worker loads that very checkpoint."""
     agents = {}
     for name, spec in cfg.agents.items():
         files = _files_of(cfg, name) if isinstance(spec, dict) and "path" in spec else []

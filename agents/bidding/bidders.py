@@ -82,18 +82,21 @@ class ValueBidder(Agent):
         self.seed = seed
         self.play_spec = play
         self.predictions: dict[tuple[int, int, int], tuple[int, float]] = {}
-        self._nello: set[tuple[int, int, int]] = set()  # (game, hand, seat) that bid nello
+        # (game, hand, seat, its tiles) that bid for nello: the seat declares it on winning
+        self._nello: set[tuple[int, int, int, int]] = set()
 
     needs_state = True  # bidding reads the score and the auction
 
     def setup(self, game: Game):
 
         super().setup(game)
-        self.fallback = HeuristicAgent().setup(game)  # nello, plunge, splash, sevens
+        # sevens, a plunge's trump; nello, plunge and splash with special_worlds=0
+        self.fallback = HeuristicAgent().setup(game)
         self.player = self.fallback if self.play_spec == "heuristic" else \
             make_agent(self.play_spec).setup(game)
-        self.specials = SpecialValuer(game.rules, self.fallback) if self.special_worlds \
+        self.specials = SpecialValuer(game.rules, "heuristic") if self.special_worlds \
             else None
+        self._special_cache: dict[tuple[int, str], float] = {}  # (hand, kind) -> chance
         return self
 
     def estimates(self, hands: np.ndarray, where=None) -> np.ndarray:
@@ -126,7 +129,7 @@ class ValueBidder(Agent):
         curves = self.estimates(st.hands[tabs, seats], (st, tabs, seats))
         declaring = np.flatnonzero(phase[rows] == DECLARING)
         fb = np.zeros(len(rows), np.int64)
-        if declaring.size:  # nello and sevens contracts come from the heuristic
+        if declaring.size:  # sevens (and nello by the rules of thumb) from the heuristic
             fb[declaring] = self.fallback.act(observations[rows[declaring]],
                                               masks[rows[declaring]])
         bidding = np.flatnonzero(phase[rows] == BIDDING)
@@ -143,7 +146,8 @@ class ValueBidder(Agent):
         return out
 
     def _special(self, game, st, t, s, mask, curves) -> int | None:
-        """Plunge, splash and nello bids by the heuristic's rules of thumb: six doubles
+        """With ``special_worlds=0``: plunge, splash and nello bids by the heuristic's rules
+        of thumb: six doubles
         plunge (or splash); a hand no trump contract would make at 30 (chance < 0.5) whose
         every tile is well beaten bids the least marks for nello. Not over the partner."""
         h = self.fallback
@@ -161,9 +165,18 @@ class ValueBidder(Agent):
             least = next((a for a in range(MARKS0, PLUNGE) if mask[a]), None)
             if least is not None and rules.nello_min_marks <= least - MARKS0 + 1 <= 2 \
                     and curves[:, 0].max() < 0.5 and h._nello_hand(hand):  # the 30 column
-                self._nello.add((int(st.game_id[t]), int(st.hand_no[t]), s))
+                self._mark_nello(st, t, s)
                 return least
         return None
+
+    @staticmethod
+    def _nello_key(st, t: int, s: int) -> tuple[int, int, int, int]:
+        return (int(st.game_id[t]), int(st.hand_no[t]), s, int(st.hands[t, s]))
+
+    def _mark_nello(self, st, t: int, s: int) -> None:
+        if len(self._nello) > 100_000:  # (seats outbid never declare: their keys linger)
+            self._nello.clear()
+        self._nello.add(self._nello_key(st, t, s))
 
     def _special_chances(self, game, st, tabs, seats, masks, curves) -> list[dict | None]:
         """Per bid decision, the simulated chances (``SpecialValuer``, ``special_worlds``
@@ -185,12 +198,18 @@ class ValueBidder(Agent):
             asks += [(i, k) for k in kinds]
             hands += [h] * len(kinds)
         out: list[dict | None] = [{} for _ in range(len(tabs))]
-        if asks:
+        cache = self._special_cache
+        todo = sorted({(h, k) for (_, k), h in zip(asks, hands)} - cache.keys())
+        if todo:  # (a chance depends on the hand alone: the mirrored table's is the same)
+            if len(cache) + len(todo) > 200_000:
+                cache.clear()
             W = self.special_worlds
             worlds = np.stack([deal_around(np.array([h], np.uint64), 0, W, keyed_generator(
-                hash_key(self.seed, SPECIAL, h)))[0] for h in hands])
-            for (i, k), p in zip(asks, self.specials.chances([k for _, k in asks], worlds)):
-                out[i][k] = float(p)
+                hash_key(self.seed, SPECIAL, h)))[0] for h, _ in todo])
+            for key, p in zip(todo, self.specials.chances([k for _, k in todo], worlds)):
+                cache[key] = float(p)
+        for (i, k), h in zip(asks, hands):
+            out[i][k] = cache[(h, k)]
         return out
 
     def _bid(self, game, st, t, s, mask, curves, specials=None) -> int:
@@ -203,7 +222,7 @@ class ValueBidder(Agent):
         if specials and "nello" in specials and POINTS0 <= a < PLUNGE \
                 and bid_marks(a, points=0) >= game.rules.nello_min_marks \
                 and specials["nello"] > curves[:, bid_need(a) - 30].max():
-            self._nello.add((int(st.game_id[t]), int(st.hand_no[t]), s))  # it declares nello
+            self._mark_nello(st, t, s)  # it declares nello
         if a == PASS and self.explore and \
                 keyed_random(decision_keys(st, [t], [s], (self.seed, EXPLORE)))[0] < self.explore:
             least = next((b for b in range(POINTS0, MARKS0) if mask[b]), None)
@@ -216,7 +235,7 @@ class ValueBidder(Agent):
     def _declare(self, game, st, mask, fallback, curves, t) -> int:
         c0 = game.actions.contract0
         bid = int(st.high_action[t])
-        key = (int(st.game_id[t]), int(st.hand_no[t]), int(st.to_move[t]))
+        key = self._nello_key(st, t, int(st.to_move[t]))
         if key in self._nello:  # the seat bid for nello: it declares nello
             self._nello.discard(key)
             if mask[c0 + NELLO]:
@@ -252,14 +271,14 @@ class SimBidder(ValueBidder):
                  q_open: float = 0.6, q_partner: float = 0.7, q_opp: float = 0.7,
                  game_weight: float = 1.0, infer: bool = True, candidates: int = 8,
                  seed: int = 0, special_worlds: int | None = None):
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
         super().__init__(play, q_open, q_partner, q_opp, game_weight, seed=seed,
                          special_worlds=worlds if special_worlds is None else special_worlds)
         if evaluate not in EVALUATIONS:
             raise ValueError(f"evaluate: {evaluate!r}; allowed: {', '.join(EVALUATIONS)}")
         if isinstance(suits, bool) or not isinstance(suits, int) or not 1 <= suits <= 7:
             raise ValueError(f"suits: the longest suits to value, 1..7, got {suits!r}")
-        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
-            raise ValueError(f"worlds must be a positive integer, got {worlds!r}")
         if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
             raise ValueError(f"candidates must be a positive integer, got {candidates!r}")
         self.worlds, self.evaluate, self.evaluate_with = int(worlds), evaluate, evaluate_with

@@ -122,15 +122,20 @@ class SpecialValuer:
     plunge or splash its partner names trump as the heuristic would; then ``play`` plays
     every seat, each seeing only its own view, until the hand is decided. A nello is made
     when the bidder takes no trick, a plunge or splash when its team takes all seven.
-    The bid a nello is simulated at is the least marks bid that allows it (the outcome does
-    not depend on the level); a kind the rules (or the opening bid's limit) do not allow
-    counts as never made.
+    The bid a nello is simulated at is the least marks bid that allows it, at most the
+    largest opening (the outcome does not depend on the level); a kind the rules do not
+    allow, or the hand may not bid (a plunge without the doubles), counts as never made.
     """
 
     def __init__(self, rules=None, play: str | Agent = "heuristic", batch: int = 8192):
         rules = rules or RulesConfig.make()
         if rules.ruleset != "standard":
             raise ValueError("special contracts are simulated for the standard ruleset only")
+        self.nello = rules.nello
+        # a nello's outcome does not depend on its bid: one that needs more marks than may
+        # open is simulated at the most that may
+        rules = replace(rules, nello_min_marks=min(rules.nello_min_marks,
+                                                   rules.max_opening_marks))
         self.game = Game(rules)
         self.encoder = make_encoder(self.game)
         if isinstance(play, str):
@@ -174,7 +179,10 @@ class SpecialValuer:
             a = np.where(ok, a, np.where(st.legal[np.arange(N), least], least, PASS))
             g.step(st, np.where(st.phase == BIDDING, a, NO_ACTION))
         declaring = np.flatnonzero(st.phase == DECLARING)  # (all of them)
-        nello = (bid != PLUNGE) & (bid != SPLASH) & ok
+        nello = (bid != PLUNGE) & (bid != SPLASH)
+        if not self.nello:
+            ok &= ~nello  # nello is not allowed: never made
+        nello &= ok
         named = act_rows(g, st, self.namer, declaring, self.encoder)
         a = np.full(N, NO_ACTION, np.int64)
         a[declaring] = np.where(nello[declaring], g.actions.contract0 + NELLO, named)

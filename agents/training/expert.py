@@ -439,7 +439,8 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
             writer.add_scalar(f"holdout/{k}", v, r + 1)
         writer.flush()
         payload = {k: init[k] for k in ("rules", "train_config") if k in init}
-        payload["model"] = {**init["model"], "state_dict": policy.state_dict()}
+        model = {k: v for k, v in init["model"].items() if k != "ema_state_dict"}
+        payload["model"] = {**model, "state_dict": policy.state_dict()}  # (no stale average)
         payload["expert"] = {"round": r, "config": config.identity(), "init": config.init,
                              "positions": int(len(train["reward"]))}
         save_checkpoint(ck, payload)
