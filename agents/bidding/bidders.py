@@ -23,7 +23,9 @@ has bid. The seat takes the best. Nello, plunge and splash are valued by simulat
 heuristic; where a nello is worth valuing: no trump contract an even chance at 30) and enter
 the rule as bids of their own: a bid that allows nello at its better chance, a plunge or
 splash at its marks; ``special_worlds=0``: the heuristic's rules of thumb instead. Sevens
-comes from the heuristic.
+comes from the heuristic. The special contracts are played out by the bidder's own card
+play (``play``: the heuristic by default), so a bidder that plays as a play net prices its
+nellos and plunges for that play.
 
 ``ValueBidder`` is the agent shell: bids and declares by the rule from estimates a subclass
 gives (``SimBidder``, registered ``simbid``: hand values simulated on the spot;
@@ -94,7 +96,8 @@ class ValueBidder(Agent):
         self.fallback = HeuristicAgent().setup(game)
         self.player = self.fallback if self.play_spec == "heuristic" else \
             make_agent(self.play_spec).setup(game)
-        self.specials = SpecialValuer(game.rules, "heuristic") if self.special_worlds \
+        # the special contracts are played out by the bidder's own card play (``play``)
+        self.specials = SpecialValuer(game.rules, self.play_spec) if self.special_worlds \
             else None
         self._special_cache: dict[tuple[int, str], float] = {}  # (hand, kind) -> chance
         return self

@@ -122,6 +122,7 @@ class SpecialValuer:
     plunge or splash its partner names trump as the heuristic would; then ``play`` plays
     every seat, each seeing only its own view, until the hand is decided. A nello is made
     when the bidder takes no trick, a plunge or splash when its team takes all seven.
+    ``play``: an agent or spec (a fresh agent, set up for this valuer's own game).
     The bid a nello is simulated at is the least marks bid that allows it, at most the
     largest opening (the outcome does not depend on the level); a kind the rules do not
     allow, or the hand may not bid (a plunge without the doubles), counts as never made.
