@@ -1,6 +1,7 @@
 """The figures of experiment strength: `python experiments/strength/summary.py`.
 
-Reads every tournament folder here (its blocks.jsonl: finished and unfinished matches alike)
+Reads every tournament folder here (its blocks.jsonl: finished and unfinished matches alike;
+results.jsonl for a match played as one task)
 and writes figures.md: each match as side B minus side A is turned into "the new agent minus
 the baseline" (the second agent of each row below), with its deal pairs, marks per hand
 (95% bootstrap CI over deal pairs), made rates and, in games mode, games won.
@@ -17,16 +18,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from agents.arena.duplicate import PairStats, summarize  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-FOLDERS = ("search", "learned", "champion_dev", "champion_points", "champion",
-           "champion_games")
+FOLDERS = ("search", "learned", "champion_dev", "champion_points", "champion_thumb",
+           "champion", "champion_games", "specials_hands", "specials_games", "repriced_dev",
+           "round_robin")
 # each folder's references, the first that a match holds: its row is the other minus it
-REFERENCES = {"search": ("pimc16",), "learned": ("pimc16_play", "heuristic", "learned_play")}
+REFERENCES = {"search": ("pimc16",), "learned": ("pimc16_play", "heuristic", "learned_play"),
+              "specials_hands": ("thumb",), "specials_games": ("thumb",),
+              "repriced_dev": ("learned",),
+              "round_robin": ("random", "heuristic", "pimc", "search", "learned")}
 
 
 def matches(folder: Path) -> list[tuple[str, str, str, dict]]:
     """(a, b, mode, summary) of every match with blocks in ``folder``, in first-seen order."""
     parts: dict[tuple, list] = {}
-    for line in (folder / "blocks.jsonl").read_text().splitlines():
+    blocks = folder / "blocks.jsonl"
+    for line in (blocks.read_text() if blocks.exists() else "").splitlines():
         if line.strip():
             row = json.loads(line)
             m = row["key"]["match"]
@@ -55,7 +61,7 @@ def main() -> None:
              "95% bootstrap CIs over deal pairs.", ""]
     for name in FOLDERS:
         folder = HERE / name
-        if not (folder / "blocks.jsonl").exists():
+        if not any((folder / f).exists() for f in ("blocks.jsonl", "results.jsonl")):
             continue
         lines += [f"## {name}", "", "| new - reference | mode | deal pairs | marks/hand "
                   "[95% CI] | made: new / reference | games won by the new |",
