@@ -4,7 +4,11 @@ A change that moves any of them changes behaviour: it must say so and remake the
 
 Remade for issue 15's keyed draws (random and passive now draw each choice keyed by the
 decision, so a match no longer depends on its batch layout): the cases with them moved, the
-bid net against the heuristic did not."""
+bid net against the heuristic did not.
+
+Issue 18 made the value bidders simulate nello, plunge and splash by default: the bid net's
+old case now names ``special_worlds: 0`` (the rules of thumb) and replays its old figures
+unchanged; the default's figures were recorded beside it."""
 
 import json
 from pathlib import Path

@@ -142,9 +142,7 @@ class SpecialValuer:
         if isinstance(play, str):
             play = parse_spec(play)
         self.player = (play if isinstance(play, Agent) else make_agent(play)).setup(self.game)
-        from agents.baselines.heuristic import HeuristicAgent  # (it imports this package)
-
-        self.namer = HeuristicAgent().setup(self.game)  # the plunger's partner names trump
+        self.namer = make_agent("heuristic").setup(self.game)  # a plunger's partner names trump
         self.batch = int(batch)
         self.bids = {"nello": MARKS0 + max(rules.nello_min_marks, 1) - 1, "plunge": PLUNGE,
                      "splash": SPLASH}
