@@ -80,7 +80,10 @@ def register(name: str) -> Callable:
 
 
 def make_agent(spec: str | dict[str, Any], **kwargs: Any) -> Agent:
-    """An agent from a name, or a dict ``{"name": ..., **kwargs}`` as configs write it."""
+    """An agent from a spec: a name, ``NAME:KEY=VALUE,...`` or a JSON object as the command
+    line writes it (``parse_spec``), or a dict ``{"name": ..., **kwargs}`` as configs do."""
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
     if isinstance(spec, dict) or hasattr(spec, "keys"):
         spec = dict(spec)
         name = spec.pop("name", None)

@@ -241,7 +241,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
     except ConfigError as e:
         return _refuse("match", "--rules", short_message(str(e)))
     try:
-        sides = [make_agent(parse_spec(a)) for a in (args.a, args.b)]
+        sides = [make_agent(a) for a in (args.a, args.b)]
     except (ValueError, ConfigError) as e:  # a checkpoint that does not load is a ValueError
         print(f"texas42 match: {e}", file=sys.stderr)
         return 2

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from texas42_env import tiles as T
-from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
+from texas42_env.actions import MARKS0, PASS, PLUNGE, SPLASH
 from texas42_env.core import BIDDING, DECLARING, HAND_OVER, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rules import NELLO, RulesConfig
@@ -179,14 +179,17 @@ def test_the_specials_do_not_depend_on_the_batch():
     """A hand's worlds are keyed by the hand: one table at a time or all at once, the same
     bids."""
     game = Game()
-    agent = fixed_bidder(zero_curves(), special_worlds=8, seed=3).setup(game)
+
+    def bidder():  # a fresh one each time: no chance cached from another call
+        return fixed_bidder(zero_curves(), special_worlds=8, seed=3).setup(game)
+
     st = game.reset(12, seed=5)
     rows = np.arange(12)
     seats = st.to_move[rows]
     obs = make_encoder(game).encode(st, seats, idx=rows)
-    together = agent.act(obs, st.legal[rows], Context(game, st, rows, seats))
-    alone = [int(agent.act(obs[[i]], st.legal[[i]], Context(game, st, rows[[i]],
-                                                             seats[[i]]))[0]) for i in rows]
+    together = bidder().act(obs, st.legal[rows], Context(game, st, rows, seats))
+    alone = [int(bidder().act(obs[[i]], st.legal[[i]], Context(game, st, rows[[i]],
+                                                                seats[[i]]))[0]) for i in rows]
     assert together.tolist() == alone
     with pytest.raises(ValueError, match="special_worlds"):
         fixed_bidder(zero_curves(), special_worlds=-1)

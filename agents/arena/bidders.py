@@ -37,10 +37,9 @@ def _part(bidder: Any, baseline: Any, mode: str, seed: int, first: int, deals: i
                 continue
             pred = agent.predictions.get((int(st.game_id[t]), int(st.hand_no[t]), b))
             if pred is None or not np.isfinite(pred[1]):
-                continue  # a bid the rule did not make (rules of thumb' specials)
+                continue  # a bid the rule did not make (a special by the rules of thumb)
             if int(st.contract[t]) not in CONTRACTS or int(st.high_action[t]) >= PLUNGE:
                 continue  # a nello, plunge or splash: the calibration is the trumps'
-
             pairs.append((pred[1], int(st.made[t] == 1)))
 
     stats = play_duplicate(RulesConfig.make(), agent, baseline, deals, mode=mode, seed=seed,

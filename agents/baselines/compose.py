@@ -14,14 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, Context, make_agent, parse_spec, register
+from agents.base import Agent, Context, make_agent, register
 
 
 def _part(spec: Any, role: str) -> Agent:
     if isinstance(spec, Agent):
         return spec
-    if isinstance(spec, str):
-        spec = parse_spec(spec)
     try:
         return make_agent(spec)
     except (ValueError, TypeError) as e:

@@ -73,7 +73,7 @@ from texas42_env.config import check, number, whole
 from texas42_env.sampling import decision_keys, hash_key, keyed_generator
 from texas42_env.worlds import worlds_from_state
 
-from agents.base import Agent, make_agent, parse_spec, register
+from agents.base import Agent, make_agent, register
 from agents.baselines.auction import AuctionFit
 from agents.baselines.heuristic import HeuristicAgent
 from agents.driver import play_out
@@ -88,7 +88,7 @@ def _model(spec) -> Agent:
     if isinstance(spec, Agent):
         return spec
     try:
-        return make_agent(parse_spec(spec) if isinstance(spec, str) else spec)
+        return make_agent(spec)
     except (ValueError, TypeError) as e:
         raise ValueError(f"pimc bid_model: {e}") from None
 

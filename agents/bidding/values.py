@@ -19,7 +19,7 @@ from texas42_env.core import BIDDING, DECLARING, Game, State
 from texas42_env.observation import make_encoder
 from texas42_env.rules import DOUBLES, FOLLOW_ME, NELLO, RulesConfig
 
-from agents.base import Agent, make_agent, parse_spec
+from agents.base import Agent, make_agent
 from agents.bidding.rule import bids_before
 from agents.driver import act_rows, play_out
 
@@ -74,8 +74,6 @@ class HandValuer:
         self.batch = max(int(batch), len(self.contracts) * self.worlds)
         self.game = Game(replace(rules, play_out=True))  # all tricks: the points are the value
         self.encoder = make_encoder(self.game)
-        if isinstance(play, str):
-            play = parse_spec(play)  # a name, NAME:KEY=VALUE,... or a JSON object
         self.player = (play if isinstance(play, Agent) else make_agent(play)).setup(self.game) \
             if evaluate == "playout" else None
 
@@ -139,8 +137,6 @@ class SpecialValuer:
                                                    rules.max_opening_marks))
         self.game = Game(rules)
         self.encoder = make_encoder(self.game)
-        if isinstance(play, str):
-            play = parse_spec(play)
         self.player = (play if isinstance(play, Agent) else make_agent(play)).setup(self.game)
         self.namer = make_agent("heuristic").setup(self.game)  # a plunger's partner names trump
         self.batch = int(batch)

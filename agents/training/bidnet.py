@@ -19,7 +19,7 @@ from texas42_env.core import HAND_OVER, Game
 from texas42_env.observation import make_encoder
 
 from agents.arena.bidders import calibration
-from agents.base import REGISTRY, Agent, parse_spec, spec_name
+from agents.base import REGISTRY, Agent, spec_name
 from agents.baselines.compose import ComposeAgent
 from agents.bidding.bidnet import (KIND, N_FEATURES, N_HAND, N_NEEDS, BidNetConfig, LearnedBidder,
                                    _torch_net, auction_context, features)
@@ -259,7 +259,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
         # deals of their own: seed + 1 (the dataset and the evaluations use others)
         res = self_play_outcomes(snapshot(), config.hands, config.seed + 1,
                                  first_game=r * config.hands, explore=config.explore,
-                                 opponents=config.opponents, play=parse_spec(config.play))
+                                 opponents=config.opponents, play=config.play)
         x = features(res["hands"], res["context"])
         x = x[np.arange(len(x)), res["contract"]]  # the row of the contract declared
         pool["x"].append(torch.from_numpy(x))

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -42,7 +42,7 @@ from texas42_env.observation import make_encoder
 from texas42_env.rewards import team_rewards
 from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
-from agents.base import make_agent, parse_spec
+from agents.base import make_agent
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.baselines.pimc import good_at, mover_utility
 from agents.bidding.dataset import write_npz
@@ -139,7 +139,7 @@ class ExpertConfig:
 
 
 def _agent(spec):
-    return make_agent(parse_spec(spec) if isinstance(spec, str) else spec)
+    return make_agent(spec)
 
 
 # ----------------------------------------------------------------------------- labels

@@ -23,7 +23,7 @@ from texas42_env.observation import make_encoder
 from texas42_env.rewards import team_rewards
 from texas42_env.rules import RulesConfig
 
-from agents.base import make_agent, parse_spec
+from agents.base import make_agent
 from agents.driver import act_rows
 from agents.scale.backend import Backend
 
@@ -46,7 +46,7 @@ class SelfPlay:
         self.settings = settings
         spec = settings.agent
         self.game = Game(RulesConfig.from_options(settings.ruleset, settings.rules))
-        self.agent = make_agent(parse_spec(spec) if isinstance(spec, str) else spec)
+        self.agent = make_agent(spec)
         self.agent.setup(self.game)
         self.encoder = make_encoder(self.game)
 

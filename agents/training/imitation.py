@@ -27,7 +27,7 @@ from tqdm import tqdm
 from texas42_env.core import HAND_OVER, NO_ACTION
 from texas42_env.rewards import team_rewards
 
-from agents.base import Agent, make_agent, parse_spec
+from agents.base import Agent, make_agent
 from agents.driver import act_rows
 
 CHUNK = 2048  # hands per chunk
@@ -97,11 +97,7 @@ def warm_start(trainer, cfg, progress: bool = True, resume: dict[str, Any] | Non
     from there; ``stop()`` true after a chunk ends the warm start early (after its save)
     with ``KeyboardInterrupt``."""
 
-    spec = cfg.agent
-    if isinstance(spec, str) and ":" in spec:
-
-        spec = parse_spec(spec)
-    agent = make_agent(spec).setup(trainer.game)
+    agent = make_agent(cfg.agent).setup(trainer.game)
     policy = trainer.policy
     opt = torch.optim.Adam(policy.parameters(), lr=cfg.lr)
     gen = torch.Generator().manual_seed(trainer.seed + 1)

@@ -21,7 +21,6 @@ optimizer, the pool, the generators, counters).
 from __future__ import annotations
 
 import copy
-
 import os
 import sys
 import time
