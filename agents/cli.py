@@ -1,5 +1,5 @@
-"""The ``texas42`` command: ``replay``, ``bench``, ``solve``, ``match``, ``demo``, ``play``
-and ``show``.
+"""The ``texas42`` command: ``replay``, ``bench``, ``solve``, ``match``, ``demo``, ``play``,
+``show`` and ``serve``.
 
 Exit codes a script can trust: 0 done; 1 ``solve`` ran but a line was an error; 2 bad input,
 before any work (one line on stderr naming the option, the value and what is allowed, as
@@ -51,6 +51,13 @@ def _whole(low: int):
                 f"must be a whole number of at least {low}, got {shown(text)}")
         return value
     return whole
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port 1..65535, got {shown(text)}")
+    return int(text)
 
 
 def _seconds(text: str) -> float:
@@ -354,6 +361,27 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    if args.records is not None and not os.path.isdir(args.records):
+        return _refuse("serve", "--records", f"{args.records!r} is not a folder")
+    try:
+        import uvicorn  # the web extra: texas42[web]
+        from agents.ui.web.app import create_app  # FastAPI, the web extra
+    except ImportError as e:
+        print(f"texas42 serve: the web app needs the web extra ({e.name} is missing): "
+              f"pip install 'texas42[web]'", file=sys.stderr)
+        return 2
+    app = create_app(records=args.records, max_games=args.max_games,
+                     ttl=args.expire * 60)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"texas42 serve: listening on {args.host}: anyone who can reach this machine "
+              f"can play and read the records folder", file=sys.stderr)
+    print(f"texas42 serve: http://{args.host}:{args.port}/ (play), /watch (records), "
+          f"/docs (the API); Ctrl-C stops", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="texas42", description="Texas 42 research toolkit",
                      epilog="exit codes: 0 done; 1 solve: a line was an error; 2 bad input "
@@ -447,6 +475,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--analyse", "--analyze", action="store_true",
                    help="judge each play with the exact solver (points lost to perfect play)")
     p.set_defaults(func=_cmd_show)
+
+    p = sub.add_parser("serve", help="the web app: play and watch in the browser, and its "
+                       "JSON API (needs texas42[web])")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on "
+                   "(default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=_port, default=8042, help="default 8042")
+    p.add_argument("--records", default=None, metavar="DIR", help="a folder of records "
+                   "files the viewer may open (tournament records/, play --out files)")
+    p.add_argument("--max-games", type=_whole(1), default=32,
+                   help="games kept in memory at once (default 32)")
+    p.add_argument("--expire", type=_whole(1), default=120,
+                   help="minutes after its last use a game is forgotten (default 120)")
+    p.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"),
+                   default="info", help="the server's log (default info)")
+    p.set_defaults(func=_cmd_serve)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -29,8 +29,8 @@ LAYERS = [
     ("agents.cli", "agents.bench", "agents.apps", "agents"),
 ]
 # heavy optional libraries a function may import when it first needs them (and the project's
-# modules that import one of them at their top: the solver, the nets, training)
-HEAVY = {"torch", "numba", "matplotlib", "tensorboard", "ray"}
+# modules that import one of them at their top: the solver, the nets, training, the web app)
+HEAVY = {"torch", "numba", "matplotlib", "tensorboard", "ray", "fastapi", "uvicorn"}
 PACKAGES = ("texas42_env", "agents")
 
 

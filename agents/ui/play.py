@@ -94,6 +94,28 @@ def seat_bots(rules: RulesConfig, seat: int = 0, partner: Any = None, opponents:
     return specs
 
 
+def seat_words(s: int, me: int, n_seats: int) -> str:
+    """Seat ``s`` as the person at seat ``me`` calls it: ``you``, ``seat 1 (left)``,
+    ``seat 2 (partner)``; six-player, ``partner`` or ``opponent``."""
+    if s == me:
+        return "you"
+    if n_seats == 4:
+        role = {1: "left", 2: "partner", 3: "right"}[(s - me) % 4]
+    else:
+        role = "partner" if (s - me) % 2 == 0 else "opponent"
+    return f"seat {s} ({role})"
+
+
+def bot_move(game: Game, st, agent: Agent, encoder, seat: int, name: str) -> int:
+    """The action of the bot ``agent`` at ``seat`` (to move at table 0 of ``st``);
+    ``IllegalActionError`` naming the bot when it chose an action the rules refuse."""
+    a = int(act_rows(game, st, agent, np.array([0]), encoder, np.array([seat]))[0])
+    if not (0 <= a < game.n_actions and st.legal[0, a]):
+        phase, _, reason = game.explain(st, 0, a)
+        raise IllegalActionError(0, seat, a, f"bot {name!r} chose it: {reason}", phase)
+    return a
+
+
 class TerminalGame:
     """One game at one table: the person at ``seat`` answers on ``input``, the bots (an
     agent per other seat) act by themselves; everything is told on ``output``."""
@@ -117,13 +139,7 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ words
     def who(self, s: int) -> str:
-        if s == self.seat:
-            return "you"
-        if self.game.n_seats == 4:
-            role = {1: "left", 2: "partner", 3: "right"}[(s - self.seat) % 4]
-        else:
-            role = "partner" if (s - self.seat) % 2 == 0 else "opponent"
-        return f"seat {s} ({role})"
+        return seat_words(s, self.seat, self.game.n_seats)
 
     def say(self, *lines: str) -> None:
         for line in lines:
@@ -205,12 +221,7 @@ class TerminalGame:
                 self.say("  " + self.narrator.exchange(st, int(st.declarer[0])))
 
     def bot_action(self, s: int) -> int:
-        agent, st = self.bots[s], self.st
-        a = int(act_rows(self.game, st, agent, np.array([0]), self.encoder, np.array([s]))[0])
-        if not (0 <= a < self.game.n_actions and st.legal[0, a]):
-            phase, _, reason = self.game.explain(st, 0, a)
-            raise IllegalActionError(0, s, a, f"bot {self.names[s]!r} chose it: {reason}", phase)
-        return a
+        return bot_move(self.game, self.st, self.bots[s], self.encoder, s, self.names[s])
 
     # ------------------------------------------------------------------ the person's turn
     def choices(self) -> tuple[list[int], str]:

@@ -81,6 +81,21 @@ def verdict_note(v: Verdict) -> str:
 
 
 # ----------------------------------------------------------------------------- records
+def record_steps(record: Record, game: Game, st: State) -> tuple[dict, Iterator[int]]:
+    """The replay verdict of ``record`` and its legal actions as action ids, one at a time
+    (an exchange as its takes and discards), for the caller to step ``st`` (the record's
+    start state) with: each id is read from the state as it then stands."""
+    result = replay(record)
+    n_ok = result["error"]["index"] if not result["ok"] else len(record.actions)
+
+    def ids() -> Iterator[int]:
+        for action in record.actions[:n_ok]:
+            yield from (exchange_actions(game, st, 0, action) if isinstance(action, dict)
+                        else [game.actions.id(action)])
+
+    return result, ids()
+
+
 def show_record(record: Record, analyse: bool = False) -> list[str]:
     """A record told hand by hand, trick by trick; with ``analyse``, each play's verdict and
     what each team gave away (points; nello and sevens, tricks)."""
@@ -101,20 +116,16 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
         lines.append(f"  seat {s}{who}: {tiles_text(game, hand)}")
     if record.rules.copies == 2:
         lines.append(f"  cat: {tiles_text(game, record.cat)}")
-    result = replay(record)
-    n_ok = result["error"]["index"] if not result["ok"] else len(record.actions)
+    result, steps = record_steps(record, game, st)
     lost = [[0, 0], [0, 0]]  # per team: points given away, mistakes
-    for action in record.actions[:n_ok]:
-        ids = exchange_actions(game, st, 0, action) if isinstance(action, dict) else \
-            [game.actions.id(action)]
-        for a in ids:
-            note = ""
-            if analyse and int(st.phase[0]) == PLAYING and analysable(game, st) is None:
-                v = analyse_play(game, st, a)
-                note = verdict_note(v)
-                lost[v.seat & 1][0] += v.loss
-                lost[v.seat & 1][1] += v.loss > 0
-            lines += narrator.step(st, a, note)
+    for a in steps:
+        note = ""
+        if analyse and int(st.phase[0]) == PLAYING and analysable(game, st) is None:
+            v = analyse_play(game, st, a)
+            note = verdict_note(v)
+            lost[v.seat & 1][0] += v.loss
+            lost[v.seat & 1][1] += v.loss > 0
+        lines += narrator.step(st, a, note)
     if not result["ok"]:
         e = result["error"]
         who = "" if e["seat"] is None else f" by seat {e['seat']}"
