@@ -380,3 +380,32 @@ def test_uploads_are_indexed_and_bad_ones_refused(client, records_dir):
             assert words in r.json()["error"]
     r = client.post("/api/uploads", content=b" " * (9 * 2**20))
     assert r.status_code == 413
+
+
+# ----------------------------------------------------------------------------- docs, command
+def test_the_readme_documents_every_api_route():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    documented = set(re.findall(r"(?:GET|POST) (/api/[\w/{}]+)", readme))
+    routes = {r.path.replace("{path:path}", "{path}").replace("game_id", "id")
+              .replace("upload_id", "id")
+              for r in create_app().routes if r.path.startswith("/api")}
+    assert documented == routes
+
+
+def test_serve_refuses_bad_options_in_one_line(capsys, tmp_path):
+    from agents.cli import main
+
+    def code(argv) -> int:
+        try:
+            return main(["serve", *argv])
+        except SystemExit as e:  # argparse's refusals
+            return e.code
+
+    for argv, words in ((["--records", str(tmp_path / "none")], "is not a folder"),
+                        (["--port", "0"], "must be a port 1..65535"),
+                        (["--max-games", "0"], "at least 1")):
+        assert code(argv) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err

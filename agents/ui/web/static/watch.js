@@ -119,9 +119,10 @@ function renderLog() {
   const items = [];
   REPLAY.frames.slice(1, FRAME + 1).forEach((f, k) => {
     const v = f.step.verdict;
-    f.step.lines.forEach((line, j) => {
-      const li = el("li", { class: (v && v.mistake && j === 0 ? "bad" : "") + (k === FRAME - 1 ? " new" : ""), text: line.trim() });
-      if (v && j === 0 && line.includes(f.step.action)) li.append(el("span", { class: "loss", text: `  lost ${v.loss}${v.mistake ? "  MISTAKE" : ""}` }));
+    f.step.lines.forEach(line => {
+      const judged = v && line.trim().endsWith(`: ${f.step.action}`);  // the play's own line
+      const li = el("li", { class: (judged && v.mistake ? "bad" : "") + (k === FRAME - 1 ? " new" : ""), text: line.trim() });
+      if (judged) li.append(el("span", { class: "loss", text: `  lost ${v.loss}${v.mistake ? "  MISTAKE" : ""}` }));
       items.push(li);
     });
   });
@@ -175,16 +176,22 @@ async function main() {
     if (e.key === "ArrowRight") go(FRAME + 1);
     else if (e.key === "ArrowLeft") go(FRAME - 1);
   });
+  window.addEventListener("hashchange", fromHash);
+  await fromHash();
+}
+
+// #game=ID: the finished hands of a game of the play page
+async function fromHash() {
   const m = location.hash.match(/game=([\w-]+)/);
-  if (m) {
-    try {
-      const r = await fetch(`/api/games/${m[1]}/records?format=jsonl`);
-      if (!r.ok) throw new Error((await r.json()).error);
-      const text = await r.text();
-      if (!text.trim()) throw new Error("the game has no finished hand yet");
-      await upload(text, "this game");
-    } catch (err) { showError(err.message); }
-  }
+  if (!m) return;
+  showError("");
+  try {
+    const r = await fetch(`/api/games/${m[1]}/records?format=jsonl`);
+    if (!r.ok) throw new Error((await r.json()).error);
+    const text = await r.text();
+    if (!text.trim()) throw new Error("the game has no finished hand yet");
+    await upload(text, "this game");
+  } catch (err) { showError(err.message); }
 }
 
 main();
