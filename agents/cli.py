@@ -366,14 +366,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return _refuse("serve", "--records", f"{args.records!r} is not a folder")
     try:
         import uvicorn  # the web extra: texas42[web]
-        from agents.ui.web.app import create_app  # FastAPI, the web extra
+        from agents.ui.web.app import LOOPBACK, create_app  # FastAPI, the web extra
     except ImportError as e:
         print(f"texas42 serve: the web app needs the web extra ({e.name} is missing): "
               f"pip install 'texas42[web]'", file=sys.stderr)
         return 2
-    app = create_app(records=args.records, max_games=args.max_games,
-                     ttl=args.expire * 60)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
+    local = args.host in LOOPBACK
+    app = create_app(records=args.records, max_games=args.max_games, ttl=args.expire * 60,
+                     allowed_hosts=list(LOOPBACK) if local else None)
+    if not local:
         print(f"texas42 serve: listening on {args.host}: anyone who can reach this machine "
               f"can play and read the records folder", file=sys.stderr)
     print(f"texas42 serve: http://{args.host}:{args.port}/ (play), /watch (records), "

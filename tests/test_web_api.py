@@ -17,10 +17,12 @@ import pytest
 from texas42_env.records import parse_record, read_records, replay
 from agents.ui.show import show_record
 from agents.ui.web.app import MAX_BODY, create_app
-from agents.ui.web.games import agent_spec, WebError
+from agents.base import Agent
+from agents.ui.web.games import Store, WebError, WebGame, agent_spec, agents_for
 from webserver import running
 
 BOTS = {"1": "heuristic", "2": "heuristic", "3": "heuristic"}
+NDJSON = {"content-type": "application/x-ndjson"}
 TILE = re.compile(r"\b[0-6]-[0-6]\b")
 
 
@@ -230,12 +232,16 @@ def test_bad_bodies_get_a_4xx_with_a_clear_message(client):
                         ({"rules": {"target": 0}}, "target"), ({"rules": {"bogus": 1}}, "bogus"),
                         ({"agents": {"0": "heuristic"}}, "not the human"),
                         ({"agents": {"9": "heuristic"}}, "0..3"),
-                        ({"agents": {"1": "nobody"}}, "unknown agent"),
+                        ({"agents": {"1": "nobody"}}, "is not an agent"),
                         ({"agents": {"1": 5}}, "'agents.1'"),
-                        ({"agents": {"1": "neural:path=/etc/passwd"}}, "no files"),
-                        ({"agents": {"1": "pimc:bid=../x"}}, "no files"),
-                        ({"agents": {"1": '{"name": "random"}'}}, "JSON agent specs"),
-                        ({"ruleset": "six-player", "agents": {"1": "simbid"}}, "standard ruleset only")):
+                        ({"agents": {"1": "neural:path=/etc/passwd"}}, "by name only"),
+                        ({"agents": {"1": "pimc:n_worlds=100000000"}}, "by name only"),
+                        ({"agents": {"1": '{"name": "random"}'}}, "by name only"),
+                        ({"agents": {"1": "neural"}}, "not an agent"),
+                        ({"agents": {"²": "random"}}, "a seat is"),
+                        ({"agents": {"1" * 5000: "random"}}, "a seat is"),
+                        ({"ruleset": "six-player", "agents": {"1": "simbid"}},
+                         "not an agent for the six-player")):
         r = client.post("/api/games", json=body)
         assert 400 <= r.status_code < 500 and words in r.json()["error"], (body, r.text)
 
@@ -285,13 +291,15 @@ def test_records_download_as_json_lines(client):
     assert client.get(f"/api/games/{gid}/records", params={"format": "xml"}).status_code == 422
 
 
-def test_agent_specs_admit_plain_options_only():
-    assert agent_spec("pimc:n_worlds=8", 1) == {"name": "pimc", "n_worlds": 8}
-    assert agent_spec("compose:bid=heuristic,play=random", 1)["play"] == "random"
-    for bad in ("neural:path=x", "bidnet:weights_path=y", "compose:bid=neural:path=z",
-                "pimc:n_worlds=[1]", "", "x" * 300, None):
+def test_agents_are_taken_by_name_only():
+    assert agent_spec("pimc", 1, "standard") == "pimc"
+    assert "neural" not in agents_for("standard") and "bidnet" not in agents_for("standard")
+    assert {"champion", "learned", "heuristic", "pimc", "random"} <= set(agents_for("six-player"))
+    assert "simbid" not in agents_for("six-player")
+    for bad in ("neural:path=x", "neural", "pimc:n_worlds=8", "compose:bid=neural:path=z",
+                "", "x" * 300, None, 5):
         with pytest.raises(WebError):
-            agent_spec(bad, 1)
+            agent_spec(bad, 1, "standard")
 
 
 # ----------------------------------------------------------------------------- records
@@ -365,7 +373,8 @@ def test_uploads_are_indexed_and_bad_ones_refused(client, records_dir):
     if not path.exists():
         write_match(path)
     lines = path.read_text().splitlines()
-    r = client.post("/api/uploads", content="\n".join(lines[:2] + ["{not json"] + lines[2:]))
+    r = client.post("/api/uploads", content="\n".join(lines[:2] + ["{not json"] + lines[2:]),
+                    headers=NDJSON)
     assert r.status_code == 201
     up = r.json()
     assert up["count"] == 2 and up["error"]["line"] == 3 and "not JSON" in up["error"]["message"]
@@ -374,11 +383,11 @@ def test_uploads_are_indexed_and_bad_ones_refused(client, records_dir):
         f"/api/uploads/{up['id']}", params={"hand": 1}).json()
     for body, status, words in ((b"\xff\xfe", 400, "UTF-8"), (b"", 400, "no records"),
                                 (b'{"format": 1}\n', 201, None)):
-        r = client.post("/api/uploads", content=body)
+        r = client.post("/api/uploads", content=body, headers=NDJSON)
         assert r.status_code == status, r.text
         if words:
             assert words in r.json()["error"]
-    r = client.post("/api/uploads", content=b" " * (9 * 2**20))
+    r = client.post("/api/uploads", content=b" " * (9 * 2**20), headers=NDJSON)
     assert r.status_code == 413
 
 
@@ -387,7 +396,7 @@ def test_the_readme_documents_every_api_route():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    documented = set(re.findall(r"(?:GET|POST) (/api/[\w/{}]+)", readme))
+    documented = set(re.findall(r"(?:GET|POST|DELETE) (/api/[\w/{}]+)", readme))
     routes = {r.path.replace("{path:path}", "{path}").replace("game_id", "id")
               .replace("upload_id", "id")
               for r in create_app().routes if r.path.startswith("/api")}
@@ -409,3 +418,156 @@ def test_serve_refuses_bad_options_in_one_line(capsys, tmp_path):
         assert code(argv) == 2
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, err
+
+
+# ----------------------------------------------------------------------------- more safety
+def test_the_seed_is_told_only_once_the_game_is_over(client):
+    # the seed fixes every deal: with it the person could rebuild the hidden hands
+    gid, state = new_game(client, rules={"target": 1}, seed=123456)
+    assert state["seed"] is None and "123456" not in json.dumps(state)
+    state = play_out(client, gid, state, np.random.default_rng(3), hands=1)
+    if state["phase"] != "game_over":
+        records = client.get(f"/api/games/{gid}/records").json()["records"]
+        assert records and all("seed" not in r for r in records)
+        text = client.get(f"/api/games/{gid}/records", params={"format": "jsonl"}).text
+        assert "123456" not in text and "123456" not in json.dumps(state)
+        state = play_out(client, gid, state, np.random.default_rng(3))
+    assert state["phase"] == "game_over" and state["seed"] == 123456
+    assert all(r["seed"] == 123456
+               for r in client.get(f"/api/games/{gid}/records").json()["records"])
+    r = client.post("/api/games", json={"agents": BOTS})  # a seed of the server's
+    assert r.status_code == 201 and r.json()["state"]["seed"] is None
+
+
+class Fails(Agent):
+    """Plays the first legal action until told to fail."""
+
+    fail = False
+
+    def act(self, observations, masks, context=None):
+        if Fails.fail:
+            raise RuntimeError("out of order")
+        return masks.argmax(axis=1)
+
+
+def test_an_agent_failing_in_its_reply_leaves_the_game_as_it_was():
+    from texas42_env.rules import RulesConfig
+
+    Fails.fail = False
+    game = WebGame(RulesConfig.make(), {1: Fails(), 2: Fails(), 3: Fails()}, seat=0, seed=1)
+    Fails.fail = True
+    for _ in range(40):  # the person acts until an agent has to reply
+        before, st = game.state(), game.st.copy()
+        try:
+            game.act(game.legal()[0])
+        except WebError as e:
+            assert e.status == 500 and "out of order" in e.message
+            break
+    else:
+        raise AssertionError("no agent was asked")
+    assert game.state() == before
+    assert all(np.array_equal(getattr(game.st, f), getattr(st, f)) for f in st.STORED)
+    Fails.fail = False
+    game.act(game.legal()[0])  # and it goes on
+    assert game.state() != before
+
+
+def test_a_full_store_makes_room_from_finished_or_oldest_things():
+    now = [0.0]
+    games = Store(2, ttl=100, spent=lambda g: g == "over", clock=lambda: now[0])
+    a = games.add("playing")
+    now[0] += 1
+    b = games.add("over")
+    now[0] += 1
+    games.add("new")  # the finished one made room
+    assert games.get(a) == "playing"
+    with pytest.raises(WebError) as e:
+        games.get(b)
+    assert e.value.status == 404
+    with pytest.raises(WebError) as e:
+        games.add("one more")
+    assert e.value.status == 429
+    uploads = Store(2, ttl=100, lru=True, clock=lambda: now[0])
+    first = uploads.add(1)
+    now[0] += 1
+    uploads.add(2)
+    now[0] += 1
+    uploads.get(first)  # used again: the other is now the oldest
+    now[0] += 1
+    uploads.add(3)
+    assert uploads.get(first) == 1 and len(uploads) == 2
+
+
+def test_a_place_is_kept_while_a_game_is_built():
+    games = Store(1, ttl=100)
+    key = games.reserve()
+    with pytest.raises(WebError):
+        games.reserve()
+    with pytest.raises(WebError):  # not ready yet
+        games.get(key)
+    games.fill(key, "ready")
+    assert games.get(key) == "ready"
+    assert games.drop(key) and not games.drop(key)
+
+
+def test_a_game_can_be_forgotten(client):
+    gid, _ = new_game(client)
+    assert client.delete(f"/api/games/{gid}").status_code == 204
+    assert client.get(f"/api/games/{gid}").status_code == 404
+    assert client.delete(f"/api/games/{gid}").status_code == 404
+
+
+def test_requests_for_another_host_name_are_refused():
+    with running(create_app(allowed_hosts=["127.0.0.1", "localhost"])) as url:
+        assert httpx.get(url + "/api/info").status_code == 200
+        r = httpx.get(url + "/api/info", headers={"host": "rebound.example"})
+        assert r.status_code == 400 and "host" in r.text.lower()
+
+
+def test_odd_files_in_the_records_folder_are_refused_not_crashed_on(client, records_dir):
+    odd = records_dir / "odd"
+    odd.mkdir()
+    os.symlink("loop.jsonl", odd / "loop.jsonl")  # a link to itself
+    (odd / ".secret.json").write_text("{}")
+    nulls = {"format": "texas42-record/1", "ruleset": "standard", "dealer": 0,
+             "hands": [["6-6", "6-5", "6-4", "6-3", "6-2", "6-1", "6-0"],
+                       ["5-5", "5-4", "5-3", "5-2", "5-1", "5-0", "4-4"],
+                       ["4-3", "4-2", "4-1", "4-0", "3-3", "3-2", "3-1"],
+                       ["3-0", "2-2", "2-1", "2-0", "1-1", "1-0", "0-0"]],
+             "bids": None, "plays": None, "agents": "not a list"}
+    (odd / "nulls.jsonl").write_text("\ufeff" + json.dumps(nulls) + "\n", encoding="utf-8")
+    try:
+        listed = [f["path"] for f in client.get("/api/records").json()["files"]]
+        assert "odd/nulls.jsonl" in listed and "odd/loop.jsonl" not in listed
+        for path, status in (("odd/loop.jsonl", 400), ("odd/.secret.json", 400),
+                             ("odd/" + "a" * 300 + ".jsonl", 400)):
+            r = client.get(f"/api/records/{path}")
+            assert r.status_code == status and r.json()["error"], (path, r.text)
+        index = client.get("/api/records/odd/nulls.jsonl").json()  # a BOM, nulls
+        assert index["count"] == 1 and index["hands"][0]["agents"] is None
+        assert index["hands"][0]["plays"] == 0
+        assert client.get("/api/records/odd/nulls.jsonl", params={"hand": 0}).status_code == 200
+    finally:
+        for p in odd.iterdir():
+            p.unlink()
+        odd.rmdir()
+
+
+def test_uploads_need_a_records_content_type(client, records_dir):
+    r = client.post("/api/uploads", content=b"{}", headers={"content-type": "image/png"})
+    assert r.status_code == 415 and "x-ndjson" in r.json()["error"]
+    r = client.post("/api/uploads", content=b"\xef\xbb\xbf" + (records_dir / "sub" / "m.jsonl")
+                    .read_bytes().splitlines(keepends=True)[0],
+                    headers=NDJSON)
+    assert r.status_code == 201 and r.json()["count"] == 1
+
+
+def test_the_viewer_reads_a_games_finished_hands(client):
+    gid, state = new_game(client, seed=21)
+    assert client.get(f"/api/games/{gid}/hands").json()["count"] == 0
+    state = play_out(client, gid, state, np.random.default_rng(4), hands=1)
+    index = client.get(f"/api/games/{gid}/hands").json()
+    assert index["count"] == 1 and index["hands"][0]["agents"][0] == "person"
+    replay = client.get(f"/api/games/{gid}/hands", params={"hand": 0, "analyse": True}).json()
+    assert replay["frames"][-1]["view"]["points"] == state["points"]
+    assert "analysis" in replay

@@ -96,7 +96,8 @@ def click_a_choice(page, state, bid="pass") -> None:
         page.click("#bid-button")
     else:
         wanted = page.locator(f"#actions button[data-action='{bid}']:not([disabled])")
-        (wanted if wanted.count() else page.locator("#actions button:not([disabled])")).first.click()
+        enabled = page.locator("#actions button:not([disabled])")
+        (wanted if wanted.count() else enabled).first.click()
     settle(page)
 
 
@@ -130,7 +131,8 @@ def test_a_whole_hand_by_clicking(page, base):
     # every hand as dealt is shown, face up
     for s in range(4):
         tiles = page.locator(f".seat[data-seat='{s}'] .domino")
-        assert tiles.count() == 7 and page.locator(f".seat[data-seat='{s}'] .domino.back").count() == 0
+        backs = page.locator(f".seat[data-seat='{s}'] .domino.back")
+        assert tiles.count() == 7 and backs.count() == 0
         assert sorted(t.get_attribute("data-tile") for t in tiles.all()) == sorted(
             state["seats"][s]["dealt"])
     assert state["result"][0] in page.inner_text("#score")
@@ -184,6 +186,8 @@ def test_the_six_player_exchange_by_clicking(page, base):
     assert exchanged and state["phase"] == "hand_over"
     assert state["exchange"]["done"] and "Exchange (seat" in page.inner_text("#score")
     assert page.locator(".seat .domino").count() == 54
+    shown = sorted(d.get_attribute("data-tile") for d in page.locator(".cat-shown .domino").all())
+    assert shown == sorted(state["cat"]["dealt"])  # the cat as dealt, once the hand is over
 
 
 def test_opening_a_records_file_in_the_viewer(page, base, records_dir):

@@ -4,13 +4,14 @@
 127.0.0.1 by default. Every refusal is a 4xx with ``{"error": "..."}`` saying what was wrong:
 a body that is not JSON (400) or does not fit the schema (422), an unknown game (404), an
 illegal action (400, the core's reason; nothing changes), a path outside the records folder
-(400), a body over its limit (413), too many games open (429). The API's schema is served at
-``/openapi.json`` (and FastAPI's pages at ``/docs``).
+(400), a body over its limit (413), too many games open (429). Bound to a loopback address,
+the app answers only requests addressed to it by a loopback name (``allowed_hosts``: a web
+page elsewhere cannot reach it by rebinding its own name to 127.0.0.1). The API's schema is
+served at ``/openapi.json`` (and FastAPI's pages at ``/docs``).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 from functools import lru_cache
@@ -24,18 +25,20 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from texas42_env.actions import action_space
 from texas42_env.rules import DEFAULTS, OPTION_SPECS, RULESETS, RulesConfig
 
-from agents.base import REGISTRY
 from agents.ui.play import default_bot
-from agents.ui.web.games import Store, WebError, WebGame
+from agents.ui.web.games import Store, WebError, WebGame, agents_for
 from agents.ui.web.watch import RecordsDir, hand_of, index, parse_records, replay_frames
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 2**10     # bytes: any request body but an upload
 MAX_UPLOAD = 8 * 2**20    # bytes: an uploaded records file
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+UPLOAD_TYPES = ("application/x-ndjson", "application/jsonl", "application/json", "text/plain")
 
 
 class NewGame(BaseModel):
@@ -47,8 +50,8 @@ class NewGame(BaseModel):
                                   description="options of docs/rules.md, e.g. {\"target\": 3}")
     human_seat: int = Field(0, description="the person's seat")
     agents: dict[str, str] = Field(default_factory=dict, description=(
-        "seat -> agent name (or NAME:KEY=VALUE with plain values), e.g. {\"1\": \"pimc\"}; "
-        "every seat not named plays the shipped champion"))
+        "seat -> agent name (GET /api/info lists them), e.g. {\"1\": \"pimc\"}; every seat "
+        "not named plays the shipped champion"))
     seed: int | None = Field(None, description="fixes the deals and the agents' draws")
 
 
@@ -114,21 +117,6 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
                  else f"the body: {first.get('msg', 'invalid')}")
 
 
-def agents_for(ruleset: str) -> list[str]:
-    """The agents a web client may seat by name in ``ruleset``: registered, playing it and
-    needing no option (no weights file to name)."""
-    out = []
-    for name, factory in sorted(REGISTRY.items()):
-        if ruleset not in getattr(factory, "rulesets", (ruleset,)):
-            continue
-        target = factory.__init__ if inspect.isclass(factory) else factory
-        params = inspect.signature(target).parameters.values()
-        if all(p.default is not p.empty or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-               or p.name == "self" for p in params):
-            out.append(name)
-    return out
-
-
 def action_groups(ruleset: str) -> dict[str, list[str]]:
     """The names of a ruleset's bids and contracts, in the action space's order."""
     sp = action_space(ruleset)
@@ -137,15 +125,20 @@ def action_groups(ruleset: str) -> dict[str, list[str]]:
 
 
 def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
-               ttl: float = 2 * 3600, max_uploads: int = 16) -> FastAPI:
+               ttl: float = 2 * 3600, max_uploads: int = 8,
+               allowed_hosts: list[str] | None = None) -> FastAPI:
     """The app; ``records`` the folder the viewer may open files from (None: uploads only),
-    ``max_games`` games kept at once, each forgotten ``ttl`` seconds after its last use."""
+    ``max_games`` games kept at once (a finished one makes room), each forgotten ``ttl``
+    seconds after its last use, ``max_uploads`` uploads (the oldest makes room);
+    ``allowed_hosts`` the host names requests may be addressed to (None: any)."""
     folder = RecordsDir(records) if records is not None else None
-    games: Store[WebGame] = Store(max_games, ttl, "game")
-    uploads: Store[dict] = Store(max_uploads, ttl, "upload")
+    games: Store[WebGame] = Store(max_games, ttl, "game", spent=lambda g: g.over)
+    uploads: Store[dict] = Store(max_uploads, ttl, "upload", lru=True)
     app = FastAPI(title="texas42", summary="Play Texas 42 against the toolkit's agents and "
                   "watch records, in the browser or over this JSON API.", version="1")
     app.add_middleware(BodyLimit)
+    if allowed_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
     app.state.games, app.state.uploads = games, uploads
 
     @app.exception_handler(WebError)
@@ -190,9 +183,14 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
     def new_game(spec: NewGame | None = Body(None)) -> dict:
         """A new game: the agents play up to the person's first turn."""
         spec = spec or NewGame()
-        games.room()
-        game = WebGame.create(spec.ruleset, spec.rules, spec.human_seat, spec.agents, spec.seed)
-        key = games.add(game)
+        key = games.reserve()  # a place, before the agents are built and play
+        try:
+            game = WebGame.create(spec.ruleset, spec.rules, spec.human_seat, spec.agents,
+                                  spec.seed)
+        except BaseException:
+            games.drop(key)
+            raise
+        games.fill(key, game)
         with game.lock:
             return {"id": key, "state": game.state()}
 
@@ -212,13 +210,21 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
             game.act(action.action)
             return game.state()
 
+    @app.delete("/api/games/{game_id}", status_code=204)
+    def end_game(game_id: str) -> Response:
+        """Forget a game."""
+        games.get(game_id)
+        games.drop(game_id)
+        return Response(status_code=204)
+
     @app.get("/api/games/{game_id}/records")
     def game_records(game_id: str, format: str = Query("json", pattern="^(json|jsonl)$")):
         """The records of the finished hands (the hand in progress is not given: it would
-        show the other seats' tiles); ``format=jsonl`` as a file to download."""
+        show the other seats' tiles; nor the seed before the game is over: it fixes the
+        deals to come); ``format=jsonl`` as a file to download."""
         game = games.get(game_id)
         with game.lock:
-            records = list(game.records)
+            records = game.public_records()
         if format == "json":
             return {"records": records}
         text = "".join(json.dumps(r) + "\n" for r in records)
@@ -226,7 +232,17 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
             "Content-Disposition": f'attachment; filename="texas42-{game_id}.jsonl"'})
 
     # ------------------------------------------------------------------ records
-    @lru_cache(maxsize=4)
+    @app.get("/api/games/{game_id}/hands")
+    def game_hands(game_id: str, hand: int | None = Query(None, ge=0), analyse: bool = False,
+                   offset: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> dict:
+        """The game's finished hands for the viewer, or one replayed (as
+        ``/api/records/{path}``)."""
+        game = games.get(game_id)
+        with game.lock:
+            text = "".join(json.dumps(r) + "\n" for r in game.public_records())
+        return answer(parse_records(text), hand, analyse, offset, limit)
+
+    @lru_cache(maxsize=2)
     def parsed_file(rel: str, stamp: tuple) -> dict:
         return parse_records(folder.read(rel))
 
@@ -262,10 +278,13 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
     async def upload(request: Request) -> dict:
         """A records file's text (the body, JSON Lines or one JSON record) kept for the
         viewer; its index."""
-        uploads.room()
+        kind = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if kind not in UPLOAD_TYPES:
+            raise WebError(f"an upload is sent as {' or '.join(UPLOAD_TYPES)}, not "
+                           f"{kind[:60] or 'no content type'}", status=415)
         body = await request.body()
         try:
-            text = body.decode("utf-8")
+            text = body.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             raise WebError(f"the upload is not UTF-8 text (byte {e.start})") from None
         parsed = await run_in_threadpool(parse_records, text)

@@ -5,12 +5,18 @@
 refused with the core's reason and changes nothing), each finished hand becomes a record.
 ``Store`` keeps such things (games, uploaded records) by a random id, at most ``cap`` of
 them, each forgotten ``ttl`` seconds after it was last used. ``agent_spec`` admits only
-agents by registered name with plain options (no file paths, no nested specs): a web
-client cannot make the server open a file or run anything but a registered agent.
+agents by registered name, with their default options (``agents_for``: no weights file to
+name, no option to make a search as slow as a client likes): a web client cannot make the
+server open a file or run anything but a registered agent as it is.
+
+The game's seed fixes every deal of the game, so the person is told it (in the state and in
+the records) only once the game is over.
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 import secrets
 import threading
 import time
@@ -22,7 +28,7 @@ from texas42_env.observation import make_encoder
 from texas42_env.records import record_from_state
 from texas42_env.rules import ConfigError, RulesConfig
 
-from agents.base import REGISTRY, parse_spec, spec_text
+from agents.base import REGISTRY, spec_text
 from agents.ui.play import PERSON, bot_move, make_bot, seat_bots, seat_words
 from agents.ui.web.view import PHASES, table_view
 
@@ -39,32 +45,34 @@ class WebError(ValueError):
         self.message, self.status = message, status
 
 
-def agent_spec(text: Any, seat: int) -> str | dict:
-    """The agent spec a web client asked for at ``seat``: a registered name, optionally
-    with options of plain values (``pimc:n_worlds=8``); ``WebError`` for anything else,
-    file paths and nested specs included."""
-    where = f"agents[{seat}]"
-    if not isinstance(text, str) or not text or len(text) > 200:
-        raise WebError(f"{where}: an agent is a name such as 'champion' or "
-                        f"'pimc:n_worlds=8', got {text!r}")
-    if text.lstrip().startswith("{"):
-        raise WebError(f"{where}: JSON agent specs are not taken here; write NAME or "
-                        f"NAME:KEY=VALUE,...")
-    try:
-        spec = parse_spec(text)
-    except ValueError as e:
-        raise WebError(f"{where}: {e}") from None
-    name = spec if isinstance(spec, str) else spec["name"]
-    if name not in REGISTRY:
-        raise WebError(f"{where}: unknown agent {name!r}; agents: {', '.join(sorted(REGISTRY))}")
-    for key, value in ({} if isinstance(spec, str) else spec).items():
-        if key == "name":
+def agents_for(ruleset: str) -> list[str]:
+    """The agents a web client may seat in ``ruleset``: registered, playing it and built
+    with no option (no weights file to name)."""
+    out = []
+    for name, factory in sorted(REGISTRY.items()):
+        if ruleset not in getattr(factory, "rulesets", (ruleset,)):
             continue
-        if "path" in key.lower() or not isinstance(value, (int, float, bool, str)) or \
-                (isinstance(value, str) and any(c in value for c in "/\\:.")):
-            raise WebError(f"{where}: option {key}={value!r} is not taken by the web app "
-                            f"(no files, no nested specs: plain numbers and names only)")
-    return spec
+        target = factory.__init__ if inspect.isclass(factory) else factory
+        params = [p for p in inspect.signature(target).parameters.values() if p.name != "self"]
+        if any(p.name == "path" or p.kind is p.VAR_KEYWORD or p.default is p.empty
+               for p in params):
+            continue  # a file to name (neural, bidnet) or options it cannot do without
+        out.append(name)
+    return out
+
+
+def agent_spec(name: Any, seat: int, ruleset: str) -> str:
+    """The agent a web client asked for at ``seat``: one of ``agents_for(ruleset)`` by
+    name; ``WebError`` for anything else (options, file paths, specs included)."""
+    allowed = agents_for(ruleset)
+    if name in allowed:
+        return name
+    shown = repr(name) if not isinstance(name, str) or len(name) <= 60 else \
+        repr(name[:60] + "...")
+    extra = " (the web app takes agents by name only, with their default options)" \
+        if isinstance(name, str) and any(c in name for c in ":{=") else ""
+    raise WebError(f"agents[{seat}]: {shown} is not an agent for the {ruleset} ruleset"
+                   f"{extra}; agents: {', '.join(allowed)}")
 
 
 class WebGame:
@@ -103,10 +111,11 @@ class WebGame:
             raise WebError(f"human_seat must be a seat 0..{n - 1}, got {human_seat!r}")
         per_seat = {}
         for key, text in (agents or {}).items():
-            if not str(key).isdigit() or not 0 <= int(key) < n or int(key) == human_seat:
+            if not re.fullmatch(r"[0-9]{1,2}", str(key)) or not 0 <= int(key) < n or \
+                    int(key) == human_seat:
                 raise WebError(f"agents: a seat is 0..{n - 1} and not the human's "
-                                f"({human_seat}), got {key!r}")
-            per_seat[int(key)] = agent_spec(text, int(key))
+                               f"({human_seat}), got {str(key)[:20]!r}")
+            per_seat[int(key)] = agent_spec(text, int(key), ruleset)
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -150,18 +159,30 @@ class WebGame:
     def act(self, text: Any) -> None:
         """Play the person's action (its notation, or ``next`` between hands) and the
         agents' replies; ``WebError`` with the core's reason when it is not allowed, the
-        game unchanged."""
+        game unchanged (and unchanged too, with a 500, if an agent fails in its reply)."""
+        before = (self.st.copy(), list(self.events), len(self.records))
+        try:
+            self._act(text)
+        except WebError:
+            raise
+        except Exception as e:  # an agent failed: the game goes back to before the action
+            self.st.restore(before[0])
+            self.events, self.records = before[1], self.records[:before[2]]
+            raise WebError(f"an agent failed in its reply ({type(e).__name__}: {e}); the "
+                           f"game is as it was before your action", status=500) from e
+
+    def _act(self, text: Any) -> None:
         game, st = self.game, self.st
         phase = int(st.phase[0])
         if not isinstance(text, str):
             raise WebError(f"action must be a string in the notation of rules.md, "
-                            f"got {text!r}")
+                           f"got {text!r}")
         if phase == GAME_OVER:
             raise WebError("the game is over")
         if text == NEXT:
             if phase != HAND_OVER:
                 raise WebError(f"{NEXT!r} deals the next hand once this one is over; "
-                                f"it is seat {int(st.to_move[0])}'s turn to {PHASES[phase]}")
+                               f"it is seat {int(st.to_move[0])}'s turn to {PHASES[phase]}")
             game.next_hand(st)
             self.events = []
             self.advance()
@@ -169,7 +190,7 @@ class WebGame:
         a = game.actions.id(text)
         if a is None:
             raise WebError(f"{text[:40]!r} is not an action of the {game.rules.ruleset} "
-                            f"ruleset; allowed now: {', '.join(self.legal()) or 'none'}")
+                           f"ruleset; allowed now: {', '.join(self.legal()) or 'none'}")
         if phase == HAND_OVER:
             raise WebError(f"the hand is over: {NEXT!r} deals the next one")
         if int(st.to_move[0]) != self.seat:
@@ -185,9 +206,20 @@ class WebGame:
         the hand is over, the events of this hand, their legal choices."""
         view = table_view(self.game, self.st, seat=self.seat, names=self.names,
                           narrator=self.narrator)
-        view.update(human_seat=self.seat, legal=self.legal(), events=self.events,
-                    hands_done=len(self.records))
+        view.update(human_seat=self.seat, legal=self.legal(), events=list(self.events),
+                    hands_done=len(self.records), seed=self.seed if self.over else None)
         return view
+
+    @property
+    def over(self) -> bool:
+        return int(self.st.phase[0]) == GAME_OVER
+
+    def public_records(self) -> list[dict]:
+        """The finished hands' records as the person may have them: without the seed (it
+        fixes the deals still to come) until the game is over."""
+        if self.over:
+            return list(self.records)
+        return [{k: v for k, v in r.items() if k != "seed"} for r in self.records]
 
 
 T = TypeVar("T")
@@ -195,47 +227,67 @@ T = TypeVar("T")
 
 class Store(Generic[T]):
     """At most ``cap`` things by random id, each forgotten ``ttl`` seconds after its last
-    use; thread-safe."""
+    use; thread-safe. When full, a thing ``spent(thing)`` says is done with (a finished
+    game) makes room, or with ``lru`` the least recently used one; otherwise ``WebError``
+    429. A place is taken (``reserve``) before the thing is built, so things being built
+    count too."""
 
     def __init__(self, cap: int, ttl: float, what: str = "game",
+                 spent: Callable[[Any], bool] = lambda item: False, lru: bool = False,
                  clock: Callable[[], float] = time.monotonic):
-        self.cap, self.ttl, self.what, self.clock = cap, ttl, what, clock
-        self.items: dict[str, tuple[float, T]] = {}
+        self.cap, self.ttl, self.what, self.spent, self.lru = cap, ttl, what, spent, lru
+        self.clock = clock
+        self.items: dict[str, list] = {}  # id -> [last used, the thing, None while built]
         self.lock = threading.Lock()
-
-    def room(self) -> None:
-        """``WebError`` (429) when the store is full, before anything is built for it."""
-        with self.lock:
-            self._sweep()
-            self._check()
-
-    def _check(self) -> None:
-        if len(self.items) >= self.cap:
-            raise WebError(f"too many {self.what}s open ({self.cap}); one is forgotten "
-                            f"{self.ttl / 60:g} minutes after its last use", status=429)
 
     def _sweep(self) -> None:
         now = self.clock()
         for key in [k for k, (used, _) in self.items.items() if now - used > self.ttl]:
             del self.items[key]
 
-    def add(self, item: T) -> str:
+    def _make_room(self) -> None:
+        if len(self.items) < self.cap:
+            return
+        ready = [(used, k) for k, (used, item) in self.items.items() if item is not None]
+        spent = [(used, k) for used, k in ready if self.spent(self.items[k][1])]
+        victims = spent or (ready if self.lru else [])
+        if not victims:
+            raise WebError(f"too many {self.what}s open ({self.cap}); one is forgotten "
+                           f"{self.ttl / 60:g} minutes after its last use", status=429)
+        del self.items[min(victims)[1]]
+
+    def reserve(self) -> str:
+        """A new id with a place kept for its thing (``WebError`` 429 when there is none)."""
         with self.lock:
             self._sweep()
-            self._check()
+            self._make_room()
             key = secrets.token_urlsafe(12)
-            self.items[key] = (self.clock(), item)
+            self.items[key] = [self.clock(), None]
             return key
+
+    def fill(self, key: str, item: T) -> None:
+        with self.lock:
+            self.items[key] = [self.clock(), item]
+
+    def drop(self, key: str) -> bool:
+        """Forget ``key``'s thing (or the place kept for it); whether there was one."""
+        with self.lock:
+            return self.items.pop(key, None) is not None
+
+    def add(self, item: T) -> str:
+        key = self.reserve()
+        self.fill(key, item)
+        return key
 
     def get(self, key: str) -> T:
         with self.lock:
             self._sweep()
-            if key not in self.items:
+            entry = self.items.get(key)
+            if entry is None or entry[1] is None:
                 raise WebError(f"no {self.what} {key[:40]!r} (unknown, or forgotten after "
-                                f"{self.ttl / 60:g} minutes unused)", status=404)
-            _, item = self.items[key]
-            self.items[key] = (self.clock(), item)
-            return item
+                               f"{self.ttl / 60:g} minutes unused)", status=404)
+            entry[0] = self.clock()
+            return entry[1]
 
     def __len__(self) -> int:
         return len(self.items)

@@ -1,8 +1,9 @@
 """Records for the viewer: the served folder's record files, an index of a file's hands, and
 one hand replayed frame by frame with every hand shown and the solver's verdict on each play.
 
-``RecordsDir`` lists and opens only record files (``.jsonl``, ``.json``) inside its folder:
-a path that leaves it (``..``, an absolute path, a link out) is refused with ``WebError``.
+``RecordsDir`` lists and opens only record files (``.jsonl``, ``.json``) inside its folder,
+none under a dot-name: a path that leaves it (``..``, an absolute path, a link out) or
+cannot be read is refused with ``WebError``.
 Records are read by the one reader (``texas42_env.records.read_records``) and stepped by
 ``agents.ui.show.record_steps``, the steps ``texas42 show`` tells.
 """
@@ -49,7 +50,7 @@ class RecordsDir:
                     if not real.is_relative_to(self.root) or not real.is_file():
                         continue
                     size = real.stat().st_size
-                except OSError:
+                except (OSError, RuntimeError):  # unreadable, a link loop
                     continue
                 if len(out) == MAX_LISTED:
                     return out, True
@@ -57,27 +58,43 @@ class RecordsDir:
         return out, False
 
     def path(self, rel: str) -> Path:
-        """The file ``rel`` names inside the folder; ``WebError`` (400 outside it or not a
-        record file, 404 missing, 413 too large)."""
+        """The file ``rel`` names inside the folder; ``WebError`` (400 outside it, under a
+        dot-name, not a record file or not readable; 404 missing; 413 too large)."""
         pure = PurePosixPath(rel)
         if not rel or "\x00" in rel or "\\" in rel or pure.is_absolute() or ".." in pure.parts:
             raise WebError(f"path {rel[:80]!r} is outside the records folder: give a path "
-                            f"relative to it, as /api/records lists them")
-        path = (self.root / pure).resolve()
-        if not path.is_relative_to(self.root):
-            raise WebError(f"path {rel[:80]!r} leads outside the records folder")
-        if path.suffix not in SUFFIXES:
+                           f"relative to it, as /api/records lists them")
+        if any(part.startswith(".") for part in pure.parts):
+            raise WebError(f"path {rel[:80]!r}: files under a dot-name are not served")
+        if pure.suffix not in SUFFIXES:
             raise WebError(f"path {rel[:80]!r} is not a records file "
-                            f"({' or '.join(SUFFIXES)})")
-        if not path.is_file():
-            raise WebError(f"no records file {rel[:80]!r} in the records folder", status=404)
-        if path.stat().st_size > MAX_FILE:
+                           f"({' or '.join(SUFFIXES)})")
+        try:
+            path = (self.root / pure).resolve()
+            if not path.is_relative_to(self.root):
+                raise WebError(f"path {rel[:80]!r} leads outside the records folder")
+            if not path.is_file():
+                raise WebError(f"no records file {rel[:80]!r} in the records folder",
+                               status=404)
+            size = path.stat().st_size
+        except (OSError, RuntimeError) as e:  # too long a name, a link loop, no access
+            raise WebError(f"path {rel[:80]!r} cannot be read: "
+                           f"{getattr(e, 'strerror', None) or e}") from None
+        if size > MAX_FILE:
             raise WebError(f"{rel[:80]!r} is over {MAX_FILE // 2**20} MB", status=413)
         return path
 
     def read(self, rel: str) -> str:
-        with open(self.path(rel), encoding="utf-8", errors="replace") as f:
-            return f.read()
+        """The text of the file ``rel`` (at most ``MAX_FILE`` bytes; a BOM dropped)."""
+        path = self.path(rel)
+        try:
+            with open(path, "rb") as f:
+                data = f.read(MAX_FILE + 1)
+        except OSError as e:
+            raise WebError(f"path {rel[:80]!r} cannot be read: {e.strerror or e}") from None
+        if len(data) > MAX_FILE:
+            raise WebError(f"{rel[:80]!r} is over {MAX_FILE // 2**20} MB", status=413)
+        return data.decode("utf-8-sig", errors="replace")
 
 
 def parse_records(text: str) -> dict[str, Any]:
@@ -96,14 +113,26 @@ def parse_records(text: str) -> dict[str, Any]:
 def hand_summary(n: int, lineno: int, record: Record) -> dict:
     """One line of a file's index, from the record's own fields (nothing replayed)."""
     raw = record.raw
-    bids = [b for b in raw.get("bids", []) if isinstance(b, str)]
-    high = next((b for b in reversed(bids) if b != "pass"), None)
+    of = {f: [a for a, g in zip(record.actions, record.fields) if g == f]
+          for f in ("bids", "contract", "plays")}
+    high = next((b for b in reversed(of["bids"]) if b != "pass"), None)
     out = {"n": n, "line": lineno, "ruleset": record.rules.ruleset, "dealer": record.dealer,
-           "bid": high, "contract": raw.get("contract"), "plays": len(raw.get("plays", []))}
-    for key in ("game", "hand", "match", "agents"):
-        if key in raw:
+           "bid": high, "contract": of["contract"][0] if of["contract"] else None,
+           "plays": len(of["plays"]), "agents": agent_names(record)}
+    for key in ("game", "hand"):
+        if isinstance(raw.get(key), int):
             out[key] = raw[key]
+    if isinstance(raw.get("match"), str):
+        out["match"] = raw["match"][:200]
     return out
+
+
+def agent_names(record: Record) -> list[str] | None:
+    """The record's ``agents`` field when it names each seat, else None."""
+    agents = record.raw.get("agents")
+    if isinstance(agents, list) and len(agents) == record.rules.n_seats:
+        return [str(a)[:200] for a in agents]
+    return None
 
 
 def index(parsed: dict[str, Any], offset: int = 0, limit: int = 500) -> dict:
@@ -119,7 +148,7 @@ def hand_of(parsed: dict[str, Any], n: int) -> Record:
     records = parsed["records"]
     if not 0 <= n < len(records):
         raise WebError(f"hand {n} is not in the file: it holds hands 0..{len(records) - 1}"
-                        if records else "the file holds no hands", status=404)
+                       if records else "the file holds no hands", status=404)
     return records[n][1]
 
 
@@ -129,9 +158,7 @@ def replay_frames(record: Record, analyse: bool = False) -> dict[str, Any]:
     verdict on each play it judges (what it gave away against perfect play)."""
     game, st = start_state(record)
     raw = record.raw
-    agents = raw.get("agents")
-    names = [str(a) for a in agents] if isinstance(agents, list) and \
-        len(agents) == game.n_seats else None
+    names = agent_names(record)
     narrator = Narrator(game)
     # the record's own seed, game and hand (a replayed state knows none of them)
     known = {k: raw[k] if isinstance(raw.get(k), int) and not isinstance(raw.get(k), bool)

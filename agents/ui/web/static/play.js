@@ -133,14 +133,15 @@ async function show(state, animate = true) {
       const t = plays[i].trick;
       const k = plays.slice(0, i + 1).filter(p => p.trick === t).length;
       const done = k === t.plays.length && t.winner !== null;
-      drawTable(state, { ...t, plays: t.plays.slice(0, k), winner: done ? t.winner : null }, false);
+      const shown = { ...t, plays: t.plays.slice(0, k), winner: done ? t.winner : null };
+      drawTable(state, shown, false, state.tricks.indexOf(t));
       await sleep(done && i < plays.length - 1 ? DELAY * 2 : DELAY);
     }
   }
   drawTable(state, null, true);
 }
 
-function drawTable(state, trick, interactive) {
+function drawTable(state, trick, interactive, trickNo = null) {
   const me = state.human_seat;
   const mine = interactive && state.to_move === me;
   const legal = new Set(mine ? state.legal : []);
@@ -151,7 +152,7 @@ function drawTable(state, trick, interactive) {
   }
   const choosing = mine && (state.phase === "play" || state.phase === "exchange");
   renderTable(document.getElementById("table"), state, {
-    bottom: me, me, trick, clickable: choosing ? clickable : null, onAction: send,
+    bottom: me, me, trick, trickNo, clickable: choosing ? clickable : null, onAction: send,
   });
   renderScore(document.getElementById("score"), state, me);
   renderActions(state, interactive);
@@ -227,6 +228,7 @@ function renderLog(state, seen) {
 }
 
 function newGame() {
+  if (GAME) fetch(`/api/games/${GAME}`, { method: "DELETE" });  // the server forgets it
   history.replaceState(null, "", location.pathname + location.search);
   GAME = null;
   STATE = null;
@@ -249,7 +251,7 @@ async function main() {
   if (m) {
     GAME = m[1];
     try { await show(await api("GET", `/api/games/${GAME}`), false); }
-    catch (err) { showError(err.message); newGame(); }
+    catch (err) { showError(err.message); GAME = null; newGame(); }
   }
 }
 

@@ -81,7 +81,7 @@ function shownTrick(view) {
 
 // Draw ``view`` into ``root``. opts: bottom (the seat drawn at the bottom), me (the person's
 // seat, or null for an onlooker), clickable (tile name -> action name for the bottom hand),
-// trick (a trick to draw instead of the view's own, for animation), verdicts.
+// trick and trickNo (a trick to draw instead of the view's own, for animation).
 function renderTable(root, view, opts = {}) {
   const n = view.n_seats, bottom = opts.bottom ?? 0, me = opts.me ?? null;
   const felt = el("div", { class: `felt seats-${n}` });
@@ -134,6 +134,7 @@ function renderTable(root, view, opts = {}) {
   }
   // the middle: the trick
   const trick = opts.trick || shownTrick(view);
+  const trickNo = opts.trick ? opts.trickNo : view.tricks.length - 1;
   const middle = el("div", { class: "middle" });
   if (trick) {
     for (const p of trick.plays) {
@@ -149,13 +150,18 @@ function renderTable(root, view, opts = {}) {
     if (trick.winner !== null && trick.winner !== undefined) {
       middle.append(el("div", {
         class: "trick-note",
-        text: `trick ${view.tricks.indexOf(trick) + 1} to seat ${trick.winner}: ${trick.points} pt`,
+        text: `trick ${trickNo + 1} to seat ${trick.winner}: ${trick.points} pt`,
       }));
     }
   } else if (view.phase === "bid") {
     middle.append(el("div", { class: "trick-note", text: "bidding" }));
   }
   felt.append(middle);
+  // the six-player cat, once it may be seen: as dealt
+  if (view.cat && view.cat.dealt) {
+    felt.append(el("div", { class: "cat-shown" }, el("span", { text: "cat" }),
+      ...view.cat.dealt.map(t => domino(t, 0.5))));
+  }
   root.replaceChildren(felt);
 }
 
@@ -168,7 +174,7 @@ function renderScore(root, view, me = null) {
     ` · ${view.ruleset}` + (view.seed !== null ? ` · seed ${view.seed}` : "")));
   if (view.contract) {
     const need = view.contract === "nello" ? "no trick" :
-      view.need ? `${view.need} points` : "every trick";
+      view.need > 0 ? `${view.need} points` : "every trick";
     rows.push(el("div", { class: "line contract" },
       `Contract `, el("b", { text: view.contract }), ` · bid ${view.bid} by seat ${view.bidder}`,
       ` · ${teamName(view.bidder & 1, me)} to take ${need}`));
@@ -195,7 +201,7 @@ function renderScore(root, view, me = null) {
 async function api(method, path, body, raw = false) {
   const init = { method, headers: {} };
   if (body !== undefined) {
-    if (raw) { init.body = body; init.headers["Content-Type"] = "text/plain"; }
+    if (raw) { init.body = body; init.headers["Content-Type"] = "application/x-ndjson"; }
     else { init.body = JSON.stringify(body); init.headers["Content-Type"] = "application/json"; }
   }
   const r = await fetch(path, init);

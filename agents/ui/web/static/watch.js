@@ -41,9 +41,9 @@ async function openSource(source, title, index) {
   }
   document.getElementById("hands").replaceChildren(...rows);
   document.getElementById("hands-panel").hidden = false;
-  if (index.error) {
-    showError(`line ${index.error.line}: field '${index.error.field}': ${index.error.message} (the file is read up to there)`);
-  }
+  const e = index.error;
+  document.getElementById("file-error").textContent = e ?
+    `line ${e.line}: field '${e.field}': ${e.message} (the file is read up to there)` : "";
   if (index.count) await openHand(0);
 }
 
@@ -186,11 +186,10 @@ async function fromHash() {
   if (!m) return;
   showError("");
   try {
-    const r = await fetch(`/api/games/${m[1]}/records?format=jsonl`);
-    if (!r.ok) throw new Error((await r.json()).error);
-    const text = await r.text();
-    if (!text.trim()) throw new Error("the game has no finished hand yet");
-    await upload(text, "this game");
+    const source = `/api/games/${m[1]}/hands`;
+    const index = await api("GET", source);
+    if (!index.count) throw new Error("the game has no finished hand yet");
+    await openSource(source, "this game", index);
   } catch (err) { showError(err.message); }
 }
 
