@@ -3,9 +3,9 @@
 (the person passes when it may and plays its first legal tile) and the table is shot in the
 middle of a hand; the hands played are then opened in the viewer and shot at a mistake the
 solver marks. ``--game`` plays the whole game to its end by clicking first and prints how
-it went.
+it went. ``--url`` uses a server already running (``texas42 serve``) instead of starting one.
 
-    python scripts/web_screenshots.py [--out docs] [--seed 1] [--game]
+    python scripts/web_screenshots.py [--out docs] [--seed 1] [--game] [--url URL]
 
 Needs the dev extra (playwright) and Chromium at /usr/bin/chromium.
 """
@@ -68,12 +68,15 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "docs"), help="where the PNGs go")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--game", action="store_true", help="play the whole game to its end")
+    ap.add_argument("--url", default=None, help="a server already running, e.g. "
+                    "http://127.0.0.1:8042 (default: start one at a free port)")
     args = ap.parse_args()
     out = Path(args.out)
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen([sys.executable, "-m", "agents.cli", "serve", "--port", str(port),
-                               "--log-level", "warning"], cwd=ROOT)
+    base = args.url.rstrip("/") if args.url else f"http://127.0.0.1:{port}"
+    server = None if args.url else subprocess.Popen(
+        [sys.executable, "-m", "agents.cli", "serve", "--port", str(port),
+         "--log-level", "warning"], cwd=ROOT)
     try:
         for _ in range(300):
             try:
@@ -121,8 +124,9 @@ def main() -> int:
             page.screenshot(path=str(out / "web-watch.png"), full_page=True)
             browser.close()
     finally:
-        server.terminate()
-        server.wait(15)
+        if server is not None:
+            server.terminate()
+            server.wait(15)
     print(f"wrote {out / 'web-play.png'} and {out / 'web-watch.png'}")
     return 0
 
