@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 
 import pytest
 
 from agents.arena.tournament import TournamentConfig, TournamentError, run_tournament
 from agents.bidding.dataset import DataConfig, DataConfigError
-from agents.scale.backend import Backend, BackendError, worker_env
+from agents.scale.backend import Backend, BackendError, _submit_all, worker_env
 
 
 def test_results_come_in_task_order_on_one_or_many_processes():
@@ -72,6 +74,30 @@ def test_local_worker_processes_start_with_one_thread_each(monkeypatch):
 def test_a_local_worker_that_dies_stops_the_run_with_a_clear_error():
     with pytest.raises(BackendError, match="a local worker process died"):
         Backend("local", 2).run(os._exit, [0, 0, 0], lambda i, v: None)
+
+
+class _DyingPool:
+    """A pool whose first task's worker died and whose next submit trips over the closed
+    pipes as it starts a replacement (the race behind CPython's 'bad value(s) in
+    fds_to_keep'); ``broken`` False: the submit fails for a reason of its own."""
+
+    def __init__(self, broken: bool):
+        self.broken, self.calls = broken, 0
+
+    def submit(self, fn, x):
+        self.calls += 1
+        if self.calls > 1:
+            raise ValueError("bad value(s) in fds_to_keep")
+        f = Future()
+        f.set_exception(BrokenProcessPool("died") if self.broken else RuntimeError("no"))
+        return f
+
+
+def test_a_worker_dying_while_tasks_are_submitted_is_a_broken_pool():
+    with pytest.raises(BrokenProcessPool):
+        _submit_all(_DyingPool(True), os._exit, [0, 0, 0])
+    with pytest.raises(ValueError, match="fds_to_keep"):  # not a death: said as it is
+        _submit_all(_DyingPool(False), os._exit, [0, 0, 0])
 
 
 def test_workers_take_one_thread_unless_told_otherwise(monkeypatch):

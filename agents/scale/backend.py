@@ -37,7 +37,7 @@ import multiprocessing as mp
 import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -100,6 +100,25 @@ def _start(pool: ProcessPoolExecutor) -> None:
         pool.submit(int).result()
     except BrokenProcessPool:
         raise BackendError(LOCAL_DIED) from None
+
+
+def _submit_all(pool: ProcessPoolExecutor, fn: Callable, items: Iterable) -> list[Future]:
+    """``pool.submit(fn, x)`` for each item. When a worker dies meanwhile the pool may trip
+    over its own closed pipes as it starts a replacement (a ``ValueError`` or ``OSError`` from
+    the spawn) before it knows it is broken: that is ``BrokenProcessPool`` too, once a task
+    already submitted says so."""
+    futures: list[Future] = []
+    try:
+        for x in items:
+            futures.append(pool.submit(fn, x))
+    except (ValueError, OSError):
+        wait(futures, timeout=10)
+        if any(f.done() and not f.cancelled() and isinstance(f.exception(), BrokenProcessPool)
+               for f in futures):
+            raise BrokenProcessPool("a worker process died while tasks were submitted") \
+                from None
+        raise
+    return futures
 
 
 LOCAL_DIED = ("a local worker process died (killed, out of memory, or its setup failed); "
@@ -238,7 +257,7 @@ class Backend:
         with pool:
             futures = []
             try:
-                futures = [pool.submit(fn, task) for task in tasks]
+                futures = _submit_all(pool, fn, tasks)
                 for i, f in enumerate(futures):
                     on_result(i, f.result())
             except BrokenProcessPool:
@@ -286,7 +305,7 @@ class Generators:
                 yield getattr(self._local, method)(item)
         elif self._pool is not None:
             try:
-                futures = [self._pool.submit(_call_held, (method, x)) for x in items]
+                futures = _submit_all(self._pool, _call_held, [(method, x) for x in items])
                 for f in futures:
                     yield f.result()
             except BrokenProcessPool:
