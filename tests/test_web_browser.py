@@ -68,8 +68,8 @@ def settle(page) -> None:
     page.wait_for_selector("body[data-busy='0']")
 
 
-def start_game(page, base, ruleset="standard", agent=None, seed=7, target=None):
-    page.goto(f"{base}/?delay=0")
+def start_game(page, base, ruleset="standard", agent=None, seed=7, target=None, delay=0):
+    page.goto(f"{base}/?delay={delay}")
     page.select_option("#ruleset", ruleset)
     if agent:
         for sel in page.locator("#agents select").all():
@@ -149,7 +149,7 @@ def test_a_whole_hand_by_clicking(page, base):
 
 
 def test_a_whole_game_against_the_champion_by_clicking(page, base):
-    start_game(page, base, seed=1, target=2)
+    start_game(page, base, seed=1, target=2, delay=20)  # the agents' plays drawn in turn
     assert {s["agent"] for s in api_state(base, page)["seats"][1:]} == {"champion"}
     for _ in range(400):
         state = api_state(base, page)
@@ -247,3 +247,28 @@ def test_an_upload_and_a_played_game_open_in_the_viewer(page, base, records_dir,
     page.wait_for_selector("#position:has-text('hand 1/1')")
     assert sorted(state["seats"][0]["dealt"]) == sorted(
         d.get_attribute("data-tile") for d in page.locator(".seat[data-seat='0'] .domino").all())
+
+
+def test_the_agents_plays_are_shown_one_after_another(page, base):
+    page.goto(f"{base}/?delay=300")
+    for sel in page.locator("#agents select").all():
+        sel.select_option("heuristic")
+    page.fill("#seed", "7")
+    page.click("#start")
+    page.wait_for_selector("#game:not([hidden])")
+    settle(page)
+    while api_state(base, page)["phase"] != "play":
+        click_a_choice(page, api_state(base, page))
+    state = api_state(base, page)
+    page.locator(".seat.bottom .domino.legal").first.click()
+    seen = set()  # plays in the middle while the agents' replies are drawn
+    for _ in range(200):
+        busy = page.evaluate("document.body.dataset.busy")
+        seen.add(page.locator(".middle .played").count())
+        if busy == "0":
+            break
+        page.wait_for_timeout(40)
+    after = api_state(base, page)
+    new_plays = sum(len(t["plays"]) for t in after["tricks"]) - \
+        sum(len(t["plays"]) for t in state["tricks"])
+    assert new_plays >= 3 and len(seen) >= 3, (new_plays, seen)

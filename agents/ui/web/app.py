@@ -25,7 +25,6 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from texas42_env.actions import action_space
 from texas42_env.rules import DEFAULTS, OPTION_SPECS, RULESETS, RulesConfig
@@ -100,6 +99,33 @@ class BodyLimit:
         return await self.app(scope, replay, send)
 
 
+def name_of(host: str) -> str:
+    """A Host header's name, its port aside: ``[::1]:8042`` -> ``::1``."""
+    if host.startswith("["):
+        return host[1:host.find("]")]
+    if host.count(":") == 1:  # name:port (a bare IPv6 address has more colons)
+        return host.partition(":")[0]
+    return host
+
+
+class HostCheck:
+    """ASGI middleware: a request addressed to a host name not in ``allowed`` (the Host
+    header, its port aside) is answered 400 before the app sees it."""
+
+    def __init__(self, app, allowed: list[str]):
+        self.app, self.allowed = app, {h.lower() for h in allowed}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if name_of(host).lower() not in self.allowed:
+                refused = _error(400, f"this server answers requests for "
+                                      f"{', '.join(sorted(self.allowed))} only, not "
+                                      f"{host[:60]!r}")
+                return await refused(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
@@ -138,7 +164,7 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
                   "watch records, in the browser or over this JSON API.", version="1")
     app.add_middleware(BodyLimit)
     if allowed_hosts is not None:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
     app.state.games, app.state.uploads = games, uploads
 
     @app.exception_handler(WebError)

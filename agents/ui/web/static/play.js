@@ -134,11 +134,25 @@ async function show(state, animate = true) {
       const k = plays.slice(0, i + 1).filter(p => p.trick === t).length;
       const done = k === t.plays.length && t.winner !== null;
       const shown = { ...t, plays: t.plays.slice(0, k), winner: done ? t.winner : null };
-      drawTable(state, shown, false, state.tricks.indexOf(t));
+      drawTable(midHand(state, plays.slice(i + 1)), shown, false, state.tricks.indexOf(t));
       await sleep(done && i < plays.length - 1 ? DELAY * 2 : DELAY);
     }
   }
   drawTable(state, null, true);
+}
+
+// The table as it stood before the plays ``later``: their tiles back in hand, the hands
+// still closed and no result yet (the final state is drawn once the plays have been shown).
+function midHand(state, later) {
+  const me = state.human_seat;
+  const seats = state.seats.map(s => {
+    const back = later.filter(p => p.seat === s.seat).map(p => p.tile);
+    return { ...s, held: s.held + back.length, dealt: undefined,
+             tiles: s.seat === me ? [...(s.tiles || []), ...back] : null };
+  });
+  return { ...state, seats, phase: "play", result: undefined,
+           to_move: later.length ? later[0].seat : null,
+           cat: state.cat ? { size: state.cat.size } : state.cat };
 }
 
 function drawTable(state, trick, interactive, trickNo = null) {
