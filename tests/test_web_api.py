@@ -195,7 +195,7 @@ def test_an_illegal_action_is_refused_with_the_cores_reason_and_changes_nothing(
                           ("5s", "a bid is due")):
         r = act(client, gid, action)
         assert r.status_code == 400 and words in r.json()["error"], r.text
-    # a bid below the high bid (someone has bid 30 or more, or the person bids first)
+    # next before the hand is over
     r = act(client, gid, "next")
     assert r.status_code == 400 and "once this one is over" in r.json()["error"]
     assert client.get(f"/api/games/{gid}").json() == before

@@ -120,7 +120,7 @@ class ExpertConfig:
         game = Game(self.game_rules())
         for key in ("teacher", "bidding"):
             try:
-                agent = _agent(getattr(self, key)).setup(game)
+                agent = make_agent(getattr(self, key)).setup(game)
             except (ValueError, TypeError) as e:
                 raise ExpertError.at(key, str(e), value=getattr(self, key)) from None
             if key == "teacher" and not hasattr(agent, "move_values"):
@@ -136,10 +136,6 @@ class ExpertConfig:
         for key in ("backend", "workers", "ray", "progress", "rounds"):
             d.pop(key)
         return d
-
-
-def _agent(spec):
-    return make_agent(spec)
 
 
 # ----------------------------------------------------------------------------- labels
@@ -216,8 +212,8 @@ def _label_task(job: tuple[dict, dict, int, int]) -> dict[str, np.ndarray]:
     game = Game(config.game_rules())
     player = NeuralAgent(policy=policy_from_checkpoint(student), greedy=False,
                          seed=config.seed + r).setup(game)
-    bidder = _agent(config.bidding).setup(game)
-    teacher = _agent(config.teacher).setup(game)
+    bidder = make_agent(config.bidding).setup(game)
+    teacher = make_agent(config.teacher).setup(game)
     n = config.chunk_hands
     ids = FIRST_GAME + r * ROUND_GAMES + k * n + np.arange(n)
     return label_games(game, bidder, player, teacher, config.seed, ids)

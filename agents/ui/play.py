@@ -50,7 +50,8 @@ def default_bot(ruleset: str) -> str:
     return "champion"
 
 
-def _agents_for(ruleset: str) -> list[str]:
+def agents_playing(ruleset: str) -> list[str]:
+    """The registered agents that play ``ruleset``, by name."""
     return sorted(n for n, f in REGISTRY.items() if ruleset in getattr(f, "rulesets", (ruleset,)))
 
 
@@ -67,7 +68,7 @@ def make_bot(spec: Any, game: Game, seat: int, seed: int = 0) -> Agent:
         if factory is not None and ruleset not in getattr(factory, "rulesets", (ruleset,)):
             raise ValueError(f"seat {seat}: agent {spec['name']!r} plays the standard ruleset "
                              f"only, not {ruleset}; agents for {ruleset}: "
-                             f"{', '.join(_agents_for(ruleset))}")
+                             f"{', '.join(agents_playing(ruleset))}")
         if factory is not None and "seed" not in spec and \
                 "seed" in inspect.signature(factory).parameters:
             spec["seed"] = seed * 1000 + seat  # a different stream per seat, fixed by the seed

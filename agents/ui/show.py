@@ -74,6 +74,24 @@ def analyse_play(game: Game, st: State, action: int) -> Verdict:
     return Verdict(seat, tile, best_value - sign * values[tile], best, values)
 
 
+class Losses:
+    """What each team gave away against perfect play over a hand (``loss_unit``): the sum
+    of its plays' losses and its mistakes (plays that lost something)."""
+
+    def __init__(self):
+        self.lost, self.mistakes = [0, 0], [0, 0]
+
+    def judge(self, game: Game, st: State, action: int) -> Verdict | None:
+        """The verdict on ``action`` at table 0 (counted to its team), or None where the
+        solver does not judge it (not a play; six-player, before the last tricks)."""
+        if int(st.phase[0]) != PLAYING or analysable(game, st) is not None:
+            return None
+        v = analyse_play(game, st, action)
+        self.lost[v.seat & 1] += v.loss
+        self.mistakes[v.seat & 1] += v.loss > 0
+        return v
+
+
 def verdict_note(v: Verdict) -> str:
     if v.loss > 0:
         return f"   lost {v.loss}  MISTAKE (best: {' '.join(v.best)})"
@@ -96,6 +114,12 @@ def record_steps(record: Record, game: Game, st: State) -> tuple[dict, Iterator[
     return result, ids()
 
 
+def record_agents(record: Record) -> list | None:
+    """The record's ``agents`` field when it names every seat, else None."""
+    agents = record.raw.get("agents")
+    return agents if isinstance(agents, list) and len(agents) == record.rules.n_seats else None
+
+
 def show_record(record: Record, analyse: bool = False) -> list[str]:
     """A record told hand by hand, trick by trick; with ``analyse``, each play's verdict and
     what each team gave away (points; nello and sevens, tricks)."""
@@ -108,8 +132,7 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
     for key in ("game", "hand", "seed"):
         if isinstance(raw.get(key), int):
             about.append(f"{key} {raw[key]}")
-    agents = raw.get("agents")
-    agents = agents if isinstance(agents, list) and len(agents) == game.n_seats else None
+    agents = record_agents(record)
     lines = [", ".join(about), f"dealer: seat {record.dealer}", "hands as dealt:"]
     for s, hand in enumerate(record.hands):
         who = f" ({agents[s]})" if agents else ""
@@ -117,15 +140,10 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
     if record.rules.copies == 2:
         lines.append(f"  cat: {tiles_text(game, record.cat)}")
     result, steps = record_steps(record, game, st)
-    lost = [[0, 0], [0, 0]]  # per team: points given away, mistakes
+    losses = Losses()
     for a in steps:
-        note = ""
-        if analyse and int(st.phase[0]) == PLAYING and analysable(game, st) is None:
-            v = analyse_play(game, st, a)
-            note = verdict_note(v)
-            lost[v.seat & 1][0] += v.loss
-            lost[v.seat & 1][1] += v.loss > 0
-        lines += narrator.step(st, a, note)
+        v = losses.judge(game, st, a) if analyse else None
+        lines += narrator.step(st, a, verdict_note(v) if v else "")
     if not result["ok"]:
         e = result["error"]
         who = "" if e["seat"] is None else f" by seat {e['seat']}"
@@ -142,8 +160,8 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
             part = f" in the last {SIX_ANALYSED_TRICKS} tricks" if game.six else ""
             lines.append(f"analysis, {loss_unit(st)} given away against perfect play{part}: "
                          + "; ".join(
-                f"team {t} {lost[t][0]} ({lost[t][1]} mistake{'s' * (lost[t][1] != 1)})"
-                for t in (0, 1)))
+                f"team {t} {losses.lost[t]} ({losses.mistakes[t]} "
+                f"mistake{'s' * (losses.mistakes[t] != 1)})" for t in (0, 1)))
     return lines
 
 

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from fastapi import Body, FastAPI, Query, Request
+from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -31,7 +31,8 @@ from texas42_env.rules import DEFAULTS, OPTION_SPECS, RULESETS, RulesConfig
 
 from agents.ui.play import default_bot
 from agents.ui.web.games import Store, WebError, WebGame, agents_for
-from agents.ui.web.watch import RecordsDir, hand_of, index, parse_records, replay_frames
+from agents.ui.web.watch import (RecordsDir, hand_of, index, parse_records, records_of,
+                                 replay_frames)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 64 * 2**10     # bytes: any request body but an upload
@@ -150,6 +151,19 @@ def action_groups(ruleset: str) -> dict[str, list[str]]:
             "contracts": list(sp.names[sp.contract0:sp.contract0 + sp.n_contracts])}
 
 
+def pick(hand: int | None = Query(None, ge=0, description="a hand to replay, from 0"),
+         analyse: bool = Query(False, description="with the solver's verdict on each play"),
+         offset: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)):
+    """The query of the viewer's endpoints, as what to answer from a file's records: the
+    page of its hands (``offset``, ``limit``) without ``hand``, else that hand replayed
+    frame by frame."""
+    def answer(parsed: dict) -> dict:
+        if hand is None:
+            return index(parsed, offset, limit)
+        return replay_frames(hand_of(parsed, hand), analyse)
+    return answer
+
+
 def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
                ttl: float = 2 * 3600, max_uploads: int = 8,
                allowed_hosts: list[str] | None = None) -> FastAPI:
@@ -259,14 +273,13 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
 
     # ------------------------------------------------------------------ records
     @app.get("/api/games/{game_id}/hands")
-    def game_hands(game_id: str, hand: int | None = Query(None, ge=0), analyse: bool = False,
-                   offset: int = Query(0, ge=0), limit: int = Query(500, ge=1, le=5000)) -> dict:
+    def game_hands(game_id: str, answer=Depends(pick)) -> dict:
         """The game's finished hands for the viewer, or one replayed (as
         ``/api/records/{path}``)."""
         game = games.get(game_id)
         with game.lock:
-            text = "".join(json.dumps(r) + "\n" for r in game.public_records())
-        return answer(parse_records(text), hand, analyse, offset, limit)
+            records = game.public_records()
+        return answer(records_of(records))
 
     @lru_cache(maxsize=2)
     def parsed_file(rel: str, stamp: tuple) -> dict:
@@ -279,11 +292,6 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
         stat = folder.path(rel).stat()
         return parsed_file(rel, (stat.st_mtime_ns, stat.st_size))
 
-    def answer(parsed: dict, hand: int | None, analyse: bool, offset: int, limit: int) -> dict:
-        if hand is None:
-            return index(parsed, offset, limit)
-        return replay_frames(hand_of(parsed, hand), analyse)
-
     @app.get("/api/records")
     def list_records() -> dict:
         """The record files of the served folder."""
@@ -293,12 +301,10 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
         return {"enabled": True, "files": files, "truncated": cut}
 
     @app.get("/api/records/{path:path}")
-    def read_file(path: str, hand: int | None = Query(None, ge=0),
-                  analyse: bool = False, offset: int = Query(0, ge=0),
-                  limit: int = Query(500, ge=1, le=5000)) -> dict:
+    def read_file(path: str, answer=Depends(pick)) -> dict:
         """A file's hands (without ``hand``), or hand ``hand`` replayed frame by frame
         (with the solver's verdicts under ``analyse``)."""
-        return answer(open_file(path), hand, analyse, offset, limit)
+        return answer(open_file(path))
 
     @app.post("/api/uploads", status_code=201)
     async def upload(request: Request) -> dict:
@@ -320,10 +326,8 @@ def create_app(records: str | os.PathLike | None = None, max_games: int = 32,
         return {"id": key, **index(parsed)}
 
     @app.get("/api/uploads/{upload_id}")
-    def read_upload(upload_id: str, hand: int | None = Query(None, ge=0),
-                    analyse: bool = False, offset: int = Query(0, ge=0),
-                    limit: int = Query(500, ge=1, le=5000)) -> dict:
+    def read_upload(upload_id: str, answer=Depends(pick)) -> dict:
         """An uploaded file's hands, or one hand replayed (as ``/api/records/{path}``)."""
-        return answer(uploads.get(upload_id), hand, analyse, offset, limit)
+        return answer(uploads.get(upload_id))
 
     return app

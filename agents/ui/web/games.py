@@ -29,7 +29,7 @@ from texas42_env.records import record_from_state
 from texas42_env.rules import ConfigError, RulesConfig
 
 from agents.base import REGISTRY, spec_text
-from agents.ui.play import PERSON, bot_move, make_bot, seat_bots, seat_words
+from agents.ui.play import PERSON, agents_playing, bot_move, make_bot, seat_bots, seat_words
 from agents.ui.web.view import PHASES, table_view
 
 NEXT = "next"  # the person's action that deals the next hand once one is over
@@ -48,17 +48,14 @@ class WebError(ValueError):
 def agents_for(ruleset: str) -> list[str]:
     """The agents a web client may seat in ``ruleset``: registered, playing it and built
     with no option (no weights file to name)."""
-    out = []
-    for name, factory in sorted(REGISTRY.items()):
-        if ruleset not in getattr(factory, "rulesets", (ruleset,)):
-            continue
+    def bare(name: str) -> bool:  # not a file to name (neural, bidnet), nor a needed option
+        factory = REGISTRY[name]
         target = factory.__init__ if inspect.isclass(factory) else factory
         params = [p for p in inspect.signature(target).parameters.values() if p.name != "self"]
-        if any(p.name == "path" or p.kind is p.VAR_KEYWORD or p.default is p.empty
-               for p in params):
-            continue  # a file to name (neural, bidnet) or options it cannot do without
-        out.append(name)
-    return out
+        return not any(p.name == "path" or p.kind is p.VAR_KEYWORD or p.default is p.empty
+                       for p in params)
+
+    return [name for name in agents_playing(ruleset) if bare(name)]
 
 
 def agent_spec(name: Any, seat: int, ruleset: str) -> str:
@@ -132,7 +129,7 @@ class WebGame:
         phase = int(st.phase[0])
         lines = self.narrator.step(st, action)
         hidden = phase == EXCHANGING and seat != self.seat
-        event = {"seat": seat, "phase": ("bid", "declare", "exchange", "play")[phase],
+        event = {"seat": seat, "phase": PHASES[phase],
                  "action": None if hidden else game.actions.name(action), "lines": lines}
         self.events.append(event)
         if int(st.phase[0]) >= HAND_OVER:

@@ -14,11 +14,11 @@ import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from texas42_env.core import PLAYING
 from texas42_env.narrator import Narrator
-from texas42_env.records import Record, RecordError, read_records, start_state
+from texas42_env.records import Record, RecordError, parse_record, read_records, start_state
 
-from agents.ui.show import SIX_ANALYSED_TRICKS, analysable, analyse_play, loss_unit, record_steps
+from agents.ui.show import (SIX_ANALYSED_TRICKS, Losses, analysable, loss_unit, record_agents,
+                            record_steps)
 from agents.ui.web.games import WebError
 from agents.ui.web.view import PHASES, table_view
 
@@ -110,6 +110,13 @@ def parse_records(text: str) -> dict[str, Any]:
     return {"records": records, "error": error}
 
 
+def records_of(records: list[dict]) -> dict[str, Any]:
+    """Records the server made itself (a game's finished hands), as ``parse_records``
+    gives a file's: line n holds the n-th."""
+    return {"records": [(n, parse_record(r)) for n, r in enumerate(records, start=1)],
+            "error": None}
+
+
 def hand_summary(n: int, lineno: int, record: Record) -> dict:
     """One line of a file's index, from the record's own fields (nothing replayed)."""
     raw = record.raw
@@ -128,11 +135,9 @@ def hand_summary(n: int, lineno: int, record: Record) -> dict:
 
 
 def agent_names(record: Record) -> list[str] | None:
-    """The record's ``agents`` field when it names each seat, else None."""
-    agents = record.raw.get("agents")
-    if isinstance(agents, list) and len(agents) == record.rules.n_seats:
-        return [str(a)[:200] for a in agents]
-    return None
+    """The record's ``agents`` field when it names each seat (as text), else None."""
+    agents = record_agents(record)
+    return None if agents is None else [str(a)[:200] for a in agents]
 
 
 def index(parsed: dict[str, Any], offset: int = 0, limit: int = 500) -> dict:
@@ -169,17 +174,14 @@ def replay_frames(record: Record, analyse: bool = False) -> dict[str, Any]:
 
     frames = [{"step": None, "view": view()}]
     result, steps = record_steps(record, game, st)
-    lost = [{"lost": 0, "mistakes": 0}, {"lost": 0, "mistakes": 0}]
+    losses = Losses()
     for a in steps:
-        seat, phase = int(st.to_move[0]), int(st.phase[0])
-        step: dict[str, Any] = {"seat": seat, "phase": PHASES[phase],
+        step: dict[str, Any] = {"seat": int(st.to_move[0]), "phase": PHASES[int(st.phase[0])],
                                 "action": game.actions.name(a)}
-        if analyse and phase == PLAYING and analysable(game, st) is None:
-            v = analyse_play(game, st, a)
+        v = losses.judge(game, st, a) if analyse else None
+        if v is not None:
             step["verdict"] = {"loss": v.loss, "mistake": v.loss > 0, "best": v.best,
                                "values": v.values, "unit": loss_unit(st)}
-            lost[seat & 1]["lost"] += v.loss
-            lost[seat & 1]["mistakes"] += v.loss > 0
         step["lines"] = narrator.step(st, a)
         frames.append({"step": step, "view": view()})
     out: dict[str, Any] = {"ruleset": record.rules.ruleset, "options": record.rules.options(),
@@ -187,7 +189,8 @@ def replay_frames(record: Record, analyse: bool = False) -> dict[str, Any]:
                            "error": None if result["ok"] else result["error"]}
     if analyse:
         why = analysable(game, st) if int(st.contract[0]) >= 0 else "no contract was played"
-        out["analysis"] = {"teams": lost, "unit": loss_unit(st),
+        teams = [{"lost": losses.lost[t], "mistakes": losses.mistakes[t]} for t in (0, 1)]
+        out["analysis"] = {"teams": teams, "unit": loss_unit(st),
                            "note": why or (f"the last {SIX_ANALYSED_TRICKS} tricks' plays "
                                            f"are judged" if game.six else None)}
     return out
