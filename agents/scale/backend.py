@@ -18,11 +18,18 @@ run at once). Two ways to use it:
   agent, a network) and answer ``map(method, items)`` with ``getattr(obj, method)(item)``
   for each item, in item order (local processes, or Ray actors restarted when they die).
   The generic way to spread data generation (self-play batches, expert labels) over workers.
+  ``processes=True`` runs even one worker in a process of its own (the trainer's actors).
+  ``share(obj)`` puts an object where every worker can read it (``Shared.get()``; local
+  workers read a file of the generators' own temporary folder, Ray ones the object store;
+  each worker keeps what it read once): the learner's weights, its pool of past selves.
+  A worker that dies mid-map (killed, out of memory) is replaced and its items are made
+  again (``retries`` times), each result still yielded once and in order.
 
 Results are only returned: the caller (the driver) writes every file, so workers on other
 machines need no shared disk for what is made (files an agent reads, a checkpoint, must be
-at the same path on every node). A local worker that dies stops the run with a
-``BackendError`` (what was written stays). Every worker process takes one torch/numba/BLAS thread
+at the same path on every node). A local worker that dies stops ``run`` with a
+``BackendError`` (what was written stays); a Ray cluster lost mid-run stops either with one
+(``CLUSTER_LOST``). Every worker process takes one torch/numba/BLAS thread
 (``WORKER_THREADS``, unless the caller's environment sets the variables): on shared cores
 the workers are the parallelism and threads on top of them wait on each other.
 
@@ -35,8 +42,12 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import pickle
+import shutil
+import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -123,6 +134,53 @@ def _submit_all(pool: ProcessPoolExecutor, fn: Callable, items: Iterable) -> lis
 
 LOCAL_DIED = ("a local worker process died (killed, out of memory, or its setup failed); "
               "what was written stays: rerun to go on")
+CLUSTER_LOST = "backend ray: lost the Ray cluster mid-run ({error}); what was written stays"
+
+
+def _ray_errors() -> tuple[type, ...]:
+    """The errors of a Ray cluster (or its actors) gone for good."""
+    import ray.exceptions  # heavy, optional: only the ray backend loads it
+
+    return (ray.exceptions.RayActorError, ray.exceptions.RaySystemError,
+            ray.exceptions.ObjectLostError, ray.exceptions.GetTimeoutError, ConnectionError)
+
+
+def _lost(e: BaseException) -> BackendError:
+    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    return BackendError(CLUSTER_LOST.format(error=f"{type(e).__name__}: {first}"[:200]))
+
+
+_READ: dict[str, Any] = {}  # a worker process's shared objects, by key (``Shared.get``)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """An object every worker of a ``Generators`` can read (``Generators.share``): held
+    here (workers in this process), in a file (local processes) or in Ray's object store.
+    ``get()`` reads it once per process and keeps it (``forget`` drops what is kept)."""
+
+    key: str
+    value: Any = None
+    path: str | None = None
+    ref: Any = None  # a one-item list holding the ObjectRef (so Ray passes the ref itself)
+
+    def get(self) -> Any:
+        if self.path is None and self.ref is None:
+            return self.value
+        if self.key not in _READ:
+            if self.path is not None:
+                with open(self.path, "rb") as f:
+                    _READ[self.key] = pickle.load(f)
+            else:
+                _READ[self.key] = _ray().get(self.ref[0])
+        return _READ[self.key]
+
+
+def forget(keep: Iterable[str]) -> None:
+    """Drop this process's kept shared objects other than ``keep``."""
+    keep = set(keep)
+    for key in [k for k in _READ if k not in keep]:
+        del _READ[key]
 
 
 def _worker_init(parent: int) -> None:
@@ -227,9 +285,12 @@ class Backend:
             while sent < len(tasks) and len(pending) < self.workers and sent < nxt + window:
                 pending[remote.remote(fn, tasks[sent])] = sent
                 sent += 1
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                ready[pending.pop(ref)] = ray.get(ref)  # re-raises the task's own error
+            try:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                for ref in done:
+                    ready[pending.pop(ref)] = ray.get(ref)  # re-raises the task's own error
+            except _ray_errors() as e:
+                raise _lost(e) from None
             while nxt in ready:
                 on_result(nxt, ready.pop(nxt))
                 nxt += 1
@@ -266,37 +327,69 @@ class Backend:
                 for f in futures:
                     f.cancel()
 
-    def generators(self, factory: Callable[[], Any]) -> "Generators":
-        """Workers each holding ``factory()``, answering ``map`` (see the module)."""
-        return Generators(self, factory)
+    def generators(self, factory: Callable[[], Any], processes: bool = False) -> "Generators":
+        """Workers each holding ``factory()``, answering ``map`` (see the module);
+        ``processes``: even one local worker in a process of its own."""
+        return Generators(self, factory, processes)
 
 
 class Generators:
     """``Backend.generators``: ``map(method, items)`` yields ``obj.method(item)`` in item
-    order; ``close()`` (or a ``with`` block) stops the workers."""
+    order; ``share``/``release`` objects for the workers; ``close()`` (or a ``with`` block)
+    stops the workers."""
 
-    def __init__(self, backend: Backend, factory: Callable[[], Any]):
+    def __init__(self, backend: Backend, factory: Callable[[], Any], processes: bool = False):
         self.backend = backend
         self.factory = factory
         self._pool = self._local = self._actors = None
+        self._folder: str | None = None  # local processes: the shared objects' files
         if backend.kind == "ray":
             ray = _ray()
-            cpus = ray.cluster_resources().get("CPU", 0)
+            try:
+                cpus = ray.cluster_resources().get("CPU", 0)
+            except _ray_errors() as e:
+                raise _lost(e) from None
             if cpus < backend.workers:
                 raise BackendError(f"backend ray: {backend.workers} workers hold a CPU each, "
                                    f"the cluster has {cpus:g}")
             holder = ray.remote(num_cpus=1, max_restarts=backend.retries,
                                 max_task_retries=backend.retries)(_RayHolder)
             self._actors = [holder.remote(factory) for _ in range(backend.workers)]
-        elif backend.workers == 1:
+        elif backend.workers == 1 and not processes:
             self._local = factory()
         else:
-            with _spawning():
-                self._pool = ProcessPoolExecutor(backend.workers,
-                                                 mp_context=mp.get_context("spawn"),
-                                                 initializer=_hold,
-                                                 initargs=(os.getpid(), factory))
-                _start(self._pool)
+            self._pool = self._start_pool()
+            self._folder = tempfile.mkdtemp(prefix="texas42-shared-")
+
+    def _start_pool(self) -> ProcessPoolExecutor:
+        with _spawning():
+            pool = ProcessPoolExecutor(self.backend.workers, mp_context=mp.get_context("spawn"),
+                                       initializer=_hold, initargs=(os.getpid(), self.factory))
+            _start(pool)
+        return pool
+
+    def share(self, obj: Any) -> Shared:
+        """``obj`` put where every worker can read it (see ``Shared``)."""
+        key = uuid.uuid4().hex
+        if self._actors is not None:
+            try:
+                return Shared(key, ref=[_ray().put(obj)])
+            except _ray_errors() as e:
+                raise _lost(e) from None
+        if self._folder is not None:
+            path = os.path.join(self._folder, key)
+            with open(path, "wb") as f:
+                pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+            return Shared(key, path=path)
+        return Shared(key, value=obj)
+
+    def release(self, shared: Shared) -> None:
+        """Free what ``share`` took for ``shared`` (workers reading it later fail)."""
+        if shared.path is not None:
+            try:
+                os.unlink(shared.path)
+            except FileNotFoundError:
+                pass
 
     def map(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
         items = list(items)
@@ -304,26 +397,51 @@ class Generators:
             for item in items:
                 yield getattr(self._local, method)(item)
         elif self._pool is not None:
-            try:
-                futures = _submit_all(self._pool, _call_held, [(method, x) for x in items])
-                for f in futures:
-                    yield f.result()
-            except BrokenProcessPool:
-                raise BackendError(LOCAL_DIED) from None
+            yield from self._local_map(method, items)
         else:
             from ray.util import ActorPool  # heavy, optional: only the ray backend loads it
 
             pool = ActorPool(self._actors)
-            yield from pool.map(lambda actor, x: actor.call.remote(method, x), items)
+            try:
+                yield from pool.map(lambda actor, x: actor.call.remote(method, x), items)
+            except _ray_errors() as e:
+                raise _lost(e) from None
+
+    def _local_map(self, method: str, items: list) -> Iterator[Any]:
+        """``map`` on local processes: a worker that dies is replaced (a new pool) and the
+        items not yet yielded are made again, ``retries`` times at most."""
+        done = 0
+        for attempt in range(self.backend.retries + 1):
+            try:
+                futures = _submit_all(self._pool, _call_held,
+                                      [(method, x) for x in items[done:]])
+                for f in futures:
+                    result = f.result()
+                    done += 1
+                    yield result
+                return
+            except BrokenProcessPool:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                if attempt == self.backend.retries:
+                    raise BackendError(LOCAL_DIED) from None
+                print(f"backend: a local worker process died; starting another and making "
+                      f"its work again ({len(items) - done} items)", flush=True)
+                self._pool = self._start_pool()
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
         if self._actors is not None:
             ray = _ray()
             for actor in self._actors:
-                ray.kill(actor)
+                try:
+                    ray.kill(actor)
+                except _ray_errors():
+                    pass  # the cluster is gone: nothing to stop
             self._actors = None
         self._local = None
 
@@ -334,5 +452,5 @@ class Generators:
         self.close()
 
 
-__all__ = ["Backend", "BackendError", "Generators", "KINDS", "RayConfig", "WORKER_THREADS",
-           "thread_settings", "worker_env"]
+__all__ = ["Backend", "BackendError", "CLUSTER_LOST", "Generators", "KINDS", "RayConfig",
+           "Shared", "WORKER_THREADS", "forget", "thread_settings", "worker_env"]

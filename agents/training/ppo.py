@@ -2,11 +2,11 @@
 
 One update:
 
-1. **Rollout**: ``tables`` fresh deals (games ``update * tables + i`` of the run's seed, so a
-   run is reproducible and resumes exactly), each played to the end of its hand on the core
-   with the observation encoder, as the arena does. At each table one team is the learner's
-   (chosen at random) and the other is an opponent drawn from the schedule: the current
-   policy itself (``self_play`` (both teams learn), a past snapshot from the pool, the heuristic or random.
+1. **Rollout** (``agents/training/rollout.py``): ``tables`` fresh deals (games
+   ``update * tables + i`` of the run's seed, so a run is reproducible and resumes exactly),
+   in deal blocks, each played to the end of its hand against opponents drawn from the
+   schedule (the policy itself, past snapshots from the pool, the heuristic, random), by
+   ``actors`` workers of a backend or in this process, with the same samples either way.
    Every decision of a learner seat is a sample.
 2. **Advantages**: each seat's decisions form its trajectory; the reward (team marks of the
    hand by default; partners share it) comes at the hand's end; GAE(gamma, lambda) over each
@@ -15,7 +15,7 @@ One update:
    entropy bonus and value loss, over the bidding net's samples and the play net's together.
 
 ``Trainer.state_dict()`` holds everything a run needs to continue exactly (weights,
-optimizer, the pool, the generators, counters).
+optimizer, the pool, the generators, counters), on the CPU whatever the learner's device.
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ import copy
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+import uuid
+from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,17 +34,14 @@ import torch
 from torch import nn
 
 from texas42_env.config import Rule, number, one_of, setting, validate, whole
-from texas42_env.core import HAND_OVER, NO_ACTION, Game
-from texas42_env.observation import make_encoder
-from texas42_env.rewards import REWARDS, seat_rewards, team_rewards
+from texas42_env.rewards import REWARDS
 from texas42_env.rules import ConfigError, RulesConfig
-from texas42_env.sampling import uniform_legal
 
-from agents.base import make_agent
-from agents.baselines.pimc import bid_made
+from agents.nets.device import on_cpu
 from agents.nets.policy import ModelConfig, Policy
-
-OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
+from agents.scale.backend import Backend, Shared
+from agents.training.rollout import (OPPONENT_KINDS, BlockTask, Rollout, RolloutSettings,
+                                     RolloutWorker, merge)
 
 # ``threads``: "auto" is one thread a process. On two cores shared with any other CPU job,
 # torch's thread pool waits on a busy core at every operation: two training runs at once made
@@ -80,6 +79,8 @@ class PPOConfig:
     """PPO hyperparameters (the ``algorithm`` config group)."""
 
     tables: int = setting(1024, whole(1))  # deals (hands) per update
+    # tables a deal block: the unit an actor plays (its draws keyed by seed, update, block)
+    deal_block: int = setting(256, whole(1))
     lr: float = setting(3e-4, number(above=0))
     epochs: int = setting(3, whole(1))
     minibatch: int = setting(4096, whole(1))
@@ -164,180 +165,102 @@ class OpponentsConfig:
         return w / w.sum()
 
 
-@dataclass
-class Rollout:
-    """The learner's samples of one update, in the order they were made."""
-
-    obs: np.ndarray  # float32 [N, D]
-    critic_obs: np.ndarray | None  # float32 [N, D'] with a perfect-information critic
-    masks: np.ndarray  # bool [N, A]
-    actions: np.ndarray  # int64 [N]
-    logp: np.ndarray  # float32 [N]
-    values: np.ndarray  # float32 [N]
-    rewards: np.ndarray  # float32 [N] (at each seat's last decision of a hand)
-    nxt: np.ndarray  # int64 [N]: the same seat's next sample in that hand, -1 at its last
-    step: np.ndarray  # int64 [N]: the rollout step that made it
-    hands: int = 0
-    # float32 [N] with the solver baseline: its value at play decisions (NaN elsewhere)
-    baseline: np.ndarray | None = None
-    stats: dict[str, float] = field(default_factory=dict)
-
-
 class Trainer:
-    """Holds the policy, the optimizer, the pool and the generators of one training run."""
+    """Holds the policy, the optimizer, the pool and the generators of one training run.
+
+    ``actors``: 0 plays the rollouts in this process; N > 0 on N workers of ``backend``
+    (local processes by default, or a Ray backend's actors), each holding a
+    ``RolloutWorker``; either way the same blocks with the same weights (see
+    ``agents/training/rollout.py``). ``device``: where the learner's nets, optimizer and
+    minibatches live (a ``torch.device`` or its name); the rollouts play on CPU copies.
+    ``close()`` stops the actors."""
 
     def __init__(self, rules: RulesConfig, model: ModelConfig, ppo: PPOConfig,
-                 opponents: OpponentsConfig, seed: int = 0, updates: int = 100):
+                 opponents: OpponentsConfig, seed: int = 0, updates: int = 100,
+                 actors: int = 0, backend: Backend | None = None, device: Any = "cpu"):
         self.rules, self.model_cfg, self.cfg, self.opp = rules, model, ppo, opponents
         if ppo.baseline == "solver" and rules.ruleset != "standard":
             raise ConfigError(key="algorithm.baseline", value=ppo.baseline,
                               allowed="critic in the six-player game (its exact solves are "
                                       "too slow early in a hand)")
         self.seed, self.updates = seed, updates
-        self.game = Game(rules)
-        self.encoder = make_encoder(self.game)
-        self.critic_encoder = make_encoder(self.game, "perfect") \
-            if model.critic == "perfect" else None
+        self.device = torch.device(device)
+        self.settings = RolloutSettings(rules.ruleset, rules.options(), model, model.critic,
+                                        ppo.reward, ppo.baseline, seed, ppo.tables)
+        self.worker = RolloutWorker(self.settings)  # this process's (actors: 0)
+        self.game, self.encoder = self.worker.game, self.worker.encoder
+        self.critic_encoder = self.worker.critic_encoder
         torch.manual_seed(seed)
         critic_size = self.critic_encoder.size if self.critic_encoder else 0
         self.policy = Policy(self.encoder.size, self.game.n_actions, self.game.actions.play0,
-                             model, critic_size)
+                             model, critic_size).to(self.device)
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=ppo.lr, eps=1e-5,
                                           foreach=True)
-        self.rng = np.random.default_rng(seed)
         self.generator = torch.Generator().manual_seed(seed)
-        self.pool: list[dict[str, torch.Tensor]] = []
+        self.pool: list[dict[str, torch.Tensor]] = []  # CPU copies, oldest first
         self.ema: dict[str, torch.Tensor] | None = None  # with cfg.ema: the averaged weights
         self.update = 0  # updates done
         self.samples = 0
         self.hands = 0
-        self._pool_policies: list[Policy] = []
-        self._heuristic = None  # built when first drawn
+        self.actors = actors
+        self._actors = None
+        if actors:
+            backend = backend or Backend("local", actors)
+            if backend.workers != actors:
+                backend = Backend(backend.kind, actors, backend.address, backend.retries)
+            self._actors = backend.generators(partial(RolloutWorker, self.settings),
+                                              processes=True)
+        self._shared_pool: list[Shared] = []  # the pool as the actors read it
 
     # ------------------------------------------------------------------ rollout
-    def _opponent_policy(self, j: int) -> Policy:
-        while len(self._pool_policies) <= j:
-            self._pool_policies.append(Policy(self.encoder.size, self.game.n_actions,
-                                              self.game.actions.play0, self.model_cfg,
-                                              self.policy.bid.critic_size))
-        p = self._pool_policies[j]
-        if getattr(p, "loaded", None) is not self.pool[j]:  # snapshots never change in place
-            p.load_state_dict(self.pool[j])
-            p.loaded = self.pool[j]
-        return p
+    def _share(self, obj) -> Shared:
+        if self._actors is not None:
+            return self._actors.share(obj)
+        return Shared(uuid.uuid4().hex, value=obj)
+
+    def _release(self, shared: Shared) -> None:
+        if self._actors is not None:
+            self._actors.release(shared)
+
+    def _sync_pool(self) -> None:
+        """The pool's snapshots shared with the actors, each once (the pool only grows at
+        its end and drops its oldest)."""
+        while len(self._shared_pool) > len(self.pool):
+            self._release(self._shared_pool.pop(0))
+        while len(self._shared_pool) < len(self.pool):
+            self._shared_pool.append(self._share(self.pool[len(self._shared_pool)]))
+
+    def block_tasks(self, weights: Shared) -> list[BlockTask]:
+        """The update's deal blocks (``algorithm.deal_block`` tables each)."""
+        self._sync_pool()
+        w = self.opp.weights(self.update / max(1, self.updates), bool(self.pool))
+        size = self.cfg.deal_block
+        return [BlockTask(self.update, k, first, min(size, self.cfg.tables - first), weights,
+                          tuple(self._shared_pool), tuple(float(x) for x in w))
+                for k, first in enumerate(range(0, self.cfg.tables, size))]
 
     def rollout(self) -> Rollout:
-        game, enc, B = self.game, self.encoder, self.cfg.tables
-        S = game.n_seats
-        ids = self.update * B + np.arange(B)
-        st = game.reset(B, seed=self.seed, game_ids=ids)
-        progress = self.update / max(1, self.updates)
-        w = self.opp.weights(progress, bool(self.pool))
-        kind = self.rng.choice(len(OPPONENT_KINDS), size=B, p=w)
-        member = self.rng.integers(len(self.pool), size=B) if self.pool else np.zeros(B, int)
-        learner_team = self.rng.integers(2, size=B)
-        both = kind == 0
-        pending = np.full((B, S), -1, np.int64)
-        chunks: dict[str, list] = {k: [] for k in ("obs", "cobs", "masks", "actions", "logp",
-                                                   "values", "step", "baseline")}
-        nxt_parts = []
-        n = 0
-        step = 0
-        self.policy.eval()
-        while True:
-            active = st.phase < HAND_OVER
-            if not active.any():
-                break
-            seats = st.to_move
-            learn = active & (both | ((seats % 2) == learner_team))
-            actions = np.full(B, NO_ACTION, np.int64)
-            rows = np.flatnonzero(learn)
-            if rows.size:
-                obs = enc.encode(st, seats[rows], idx=rows)
-                masks = st.legal[rows]
-                cobs = self.critic_encoder.encode(st, seats[rows], idx=rows) \
-                    if self.critic_encoder else None
-                a, lp, v = self.policy.act(obs, masks, self.generator, critic_obs=cobs)
-                if self.cfg.baseline == "solver":
-                    chunks["baseline"].append(self.exact_baseline(st, rows, masks))
-                actions[rows] = a
-                idx = n + np.arange(rows.size)
-                prev = pending[rows, seats[rows]]
-                nxt_parts.append((prev[prev >= 0], idx[prev >= 0]))
-                pending[rows, seats[rows]] = idx
-                for k, x in (("obs", obs), ("cobs", cobs), ("masks", masks), ("actions", a),
-                             ("logp", lp), ("values", v),
-                             ("step", np.full(rows.size, step))):
-                    if x is not None:
-                        chunks[k].append(x)
-                n += rows.size
-            self._opponents_act(st, active & ~learn, seats, kind, member, actions)
-            game.step(st, actions)
-            step += 1
-        nxt = np.full(n, -1, np.int64)
-        for a, b in nxt_parts:
-            nxt[a] = b
-        # every hand is over: each learner seat's last decision gets its team's reward
-        r = team_rewards(st, np.arange(B), self.cfg.reward)  # [B, 2]
-        rewards = np.zeros(n, np.float32)
-        last = pending >= 0
-        rewards[pending[last]] = seat_rewards(r, S)[last]
-        cat = {k: np.concatenate(v) if v else None for k, v in chunks.items()}
-        made = st.made[st.bidder >= 0]
-        stats = {"rollout/hand_steps": step, "rollout/made_rate": float((made == 1).mean())
-                 if made.size else 0.0}
-        # the learner team's reward per hand against the opponents other than itself
-        mine = r[np.arange(B), learner_team]
-        others = kind != 0
-        stats["rollout/learner_return"] = float(mine[others].mean()) if others.any() \
-            else float("nan")
-        for i, k in enumerate(OPPONENT_KINDS[1:], start=1):
-            if (kind == i).any():
-                stats[f"rollout/return_vs_{k}"] = float(mine[kind == i].mean())
-        for i, k in enumerate(OPPONENT_KINDS):
-            stats[f"opponents/{k}"] = float(w[i])
-        return Rollout(cat["obs"], cat["cobs"], cat["masks"], cat["actions"], cat["logp"],
-                       cat["values"], rewards, nxt, cat["step"], hands=B, stats=stats,
-                       baseline=cat["baseline"])
+        """The update's samples: every block played (by the actors, or here) and merged."""
+        weights = self._share(on_cpu(self.policy.state_dict()))
+        tasks = self.block_tasks(weights)
+        try:
+            if self._actors is not None:
+                parts = list(self._actors.map("play", tasks))
+            else:
+                parts = [self.worker.play(t) for t in tasks]
+        finally:
+            self._release(weights)
+        return merge(parts, tasks[0].schedule)
 
     def exact_baseline(self, st, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """float32 [len(rows)]: at play decisions the marks reward of the mover's team if
-        every seat plays perfectly from the true deal on (the exact solver), NaN at the
-        others."""
-        from agents.search.solver import _solver  # numba: compiled when first used
+        """The solver baseline of ``RolloutWorker.exact_baseline``."""
+        return self.worker.exact_baseline(st, rows, masks)
 
-        solver = _solver()
-        out = np.full(rows.size, np.nan, np.float32)
-        for i in np.flatnonzero(self.policy.is_play(masks)):
-            t = int(rows[i])
-            v = solver.value(self.game, st, t)
-            made = bid_made(v, int(st.contract[t]), int(st.need[t]), self.game)
-            ours = (int(st.to_move[t]) & 1) == (int(st.bidder[t]) & 1)
-            out[i] = int(st.bid_marks[t]) * (1 if ours == made else -1)
-        return out
-
-    def _opponents_act(self, st, rows_mask, seats, kind, member, actions) -> None:
-        rows = np.flatnonzero(rows_mask)
-        if rows.size == 0:
-            return
-        k = kind[rows]
-        masks = st.legal[rows]
-        sel = k == OPPONENT_KINDS.index("random")
-        if sel.any():  # from the trainer's own generator, so a resumed run continues exactly
-            actions[rows[sel]] = uniform_legal(masks[sel], self.rng)
-        if sel.all():
-            return  # random play reads the masks only
-        obs = self.encoder.encode(st, seats[rows], idx=rows)
-        sel = k == OPPONENT_KINDS.index("heuristic")
-        if sel.any():
-            if self._heuristic is None:
-                self._heuristic = make_agent("heuristic").setup(self.game)
-            actions[rows[sel]] = self._heuristic.act(obs[sel], masks[sel])
-        pool_rows = k == OPPONENT_KINDS.index("pool")
-        for j in np.unique(member[rows[pool_rows]]):
-            sel = pool_rows & (member[rows] == j)
-            a, _, _ = self._opponent_policy(int(j)).act(obs[sel], masks[sel], self.generator)
-            actions[rows[sel]] = a
+    def close(self) -> None:
+        """Stop the actors (a trainer without them has nothing to stop)."""
+        if self._actors is not None:
+            self._actors.close()
+            self._actors = None
 
     # ------------------------------------------------------------------ advantages
     def advantages(self, ro: Rollout) -> tuple[np.ndarray, np.ndarray]:
@@ -359,15 +282,17 @@ class Trainer:
         has_next = ro.nxt >= 0
         next_value = np.where(has_next, values[np.maximum(ro.nxt, 0)], 0.0)
         delta = ro.rewards + g * next_value - values
-        # a sample's successor is made at a later step: fill steps from the last back
-        bounds = np.searchsorted(ro.step, np.arange(ro.step.max() + 2)) if n else [0]
+        # a sample's successor is made at a later step (of its block): fill steps from the
+        # last back (the samples of every block at each step together)
+        order = np.argsort(ro.step, kind="stable")
+        bounds = np.searchsorted(ro.step[order], np.arange(ro.step.max() + 2)) if n else [0]
         for s in range(len(bounds) - 2, -1, -1):
-            lo, hi = bounds[s], bounds[s + 1]
-            if lo == hi:
+            at = order[bounds[s]:bounds[s + 1]]
+            if at.size == 0:
                 continue
-            nx = ro.nxt[lo:hi]
+            nx = ro.nxt[at]
             carry = np.where(nx >= 0, adv[np.maximum(nx, 0)], 0.0)
-            adv[lo:hi] = delta[lo:hi] + g * lam * carry
+            adv[at] = delta[at] + g * lam * carry
         return adv
 
     @classmethod
@@ -380,14 +305,11 @@ class Trainer:
     def learn(self, ro: Rollout) -> dict[str, float]:
         cfg = self.cfg
         adv_np, ret_np = self.advantages(ro)
-        obs = torch.from_numpy(ro.obs)
-        cobs = torch.from_numpy(ro.critic_obs) if ro.critic_obs is not None else None
-        masks = torch.from_numpy(ro.masks)
-        actions = torch.from_numpy(ro.actions)
-        old_logp = torch.from_numpy(ro.logp)
-        adv = torch.from_numpy(adv_np)
-        ret = torch.from_numpy(ret_np)
-        is_play = torch.from_numpy(self.policy.is_play(ro.masks))
+        dev = self.device  # the update's samples go to the learner's device once
+        obs, masks, actions, old_logp, adv, ret, is_play = (
+            torch.from_numpy(x).to(dev) for x in (ro.obs, ro.masks, ro.actions, ro.logp, adv_np,
+                                                  ret_np, self.policy.is_play(ro.masks)))
+        cobs = torch.from_numpy(ro.critic_obs).to(dev) if ro.critic_obs is not None else None
         n = actions.numel()
         self.policy.train()
         logs: dict[str, list[float]] = {k: [] for k in
@@ -395,7 +317,7 @@ class Trainer:
                                          "clipfrac", "entropy_bid", "entropy_play")}
         stop = False
         for _ in range(cfg.epochs):
-            perm = torch.randperm(n, generator=self.generator)
+            perm = torch.randperm(n, generator=self.generator).to(dev)  # drawn on the CPU
             for lo in range(0, n, cfg.minibatch):
                 mb = perm[lo:lo + cfg.minibatch]
                 play = is_play[mb]
@@ -456,7 +378,7 @@ class Trainer:
         self.samples += ro.actions.size
         self.hands += ro.hands
         if self.update % self.opp.snapshot_every == 0:
-            self.pool.append({k: v.clone() for k, v in self.policy.state_dict().items()})
+            self.pool.append(on_cpu(self.policy.state_dict()))
             del self.pool[:-self.opp.pool_size]
         logs.update(ro.stats)
         logs["perf/samples"] = ro.actions.size
@@ -482,10 +404,11 @@ class Trainer:
 
     def acting_policy(self) -> Policy:
         """The policy to act with: the averaged weights (``cfg.ema``), else the policy."""
-        if self.ema is None:
+        if self.ema is None and self.device.type == "cpu":
             return self.policy
-        policy = copy.deepcopy(self.policy)
-        policy.load_state_dict(self.ema)
+        policy = copy.deepcopy(self.policy).to("cpu")  # agents act on the CPU
+        if self.ema is not None:
+            policy.load_state_dict(self.ema)
         return policy
 
     # ------------------------------------------------------------------ state
@@ -493,16 +416,15 @@ class Trainer:
         out = {"obs_size": self.encoder.size, "n_actions": self.game.n_actions,
                "play0": self.game.actions.play0, "config": self.model_cfg.to_dict(),
                "critic_size": self.policy.bid.critic_size,
-               "state_dict": self.policy.state_dict()}
+               "state_dict": on_cpu(self.policy.state_dict())}
         if self.ema is not None:  # what agents act with (the training weights stay above)
-            out["ema_state_dict"] = self.ema
+            out["ema_state_dict"] = on_cpu(self.ema)
         return out
 
     def state_dict(self) -> dict[str, Any]:
-        return {"model": self.model_dict(), "optimizer": self.optimizer.state_dict(),
+        return {"model": self.model_dict(), "optimizer": on_cpu(self.optimizer.state_dict()),
                 "pool": self.pool,
-                "rng": {"numpy": _plain(self.rng.bit_generator.state),
-                        "torch": self.generator.get_state(),
+                "rng": {"torch": self.generator.get_state(),
                         "torch_global": torch.get_rng_state()},
                 "step": {"update": self.update, "samples": self.samples, "hands": self.hands},
                 "rules": {"ruleset": self.rules.ruleset, "options": self.rules.options()},
@@ -511,24 +433,15 @@ class Trainer:
     def load_state_dict(self, data: dict[str, Any]) -> None:
         self.policy.load_state_dict(data["model"]["state_dict"])
         ema = data["model"].get("ema_state_dict")
-        self.ema = None if ema is None else {k: v.detach().clone() for k, v in ema.items()}
-        self.optimizer.load_state_dict(data["optimizer"])
-        self.pool = list(data["pool"])
-        self.rng.bit_generator.state = data["rng"]["numpy"]
+        self.ema = None if ema is None else {k: v.detach().to(self.device, copy=True)
+                                             for k, v in ema.items()}
+        self.optimizer.load_state_dict(data["optimizer"])  # (onto the parameters' device)
+        self.pool = [on_cpu(p) for p in data["pool"]]
         self.generator.set_state(data["rng"]["torch"])
         torch.set_rng_state(data["rng"]["torch_global"])
         self.update = int(data["step"]["update"])
         self.samples = int(data["step"]["samples"])
         self.hands = int(data["step"]["hands"])
-
-
-def _plain(x):
-    """A generator state as plain dicts and ints (loadable with ``weights_only``)."""
-    if isinstance(x, dict):
-        return {k: _plain(v) for k, v in x.items()}
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
 
 
 __all__ = ["OPPONENT_KINDS", "THREADS", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer",
