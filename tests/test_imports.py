@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The layers, lowest first: a module may import its own layer's modules and those below.
 LAYERS = [
     ("texas42_env",),
-    ("agents.base",),
+    ("agents.base", "agents.runs"),
     ("agents.driver",),
     ("agents.search", "agents.nets", "agents.scale"),
     ("agents.baselines",),
