@@ -10,6 +10,7 @@ from collections import OrderedDict
 import pytest
 import torch
 
+from agents import runs
 from agents.nets import checkpoint
 from agents.nets.checkpoint import (CheckpointError, checkpoints_in, checksum,
                                     latest_checkpoint, load_checkpoint, save_checkpoint)
@@ -203,7 +204,7 @@ def test_a_full_disk_mid_write_says_so_and_leaves_nothing(tmp_path, monkeypatch)
     monkeypatch.setattr(torch, "save", save_and_note)
     target = tmp_path / "ckpt_000002.pt"
     for room in range(0, size, 97):  # the disk fills at many points of the file
-        monkeypatch.setattr(checkpoint, "open",
+        monkeypatch.setattr(runs, "open",  # the atomic write opens the file
                             lambda p, mode="r": FullDisk(real_open(p, mode), room), raising=False)
         with pytest.raises(CheckpointError) as e:
             save_at(tmp_path, 2)

@@ -2,9 +2,10 @@
 
 A checkpoint is one ``torch.save`` file holding plain data only (tensors, numbers, strings,
 lists, dicts), so it loads with ``weights_only=True``: no code runs when a file is read. It is
-written to a temporary file in the same folder, flushed to disk, then renamed over the final
-name, so a crash mid-write never leaves a torn checkpoint under a real name and the earlier
-checkpoints are untouched; a write that fails (a full disk) says why and leaves nothing.
+written atomically (``agents.runs.atomic_write``: a temporary file beside it, flushed to disk,
+renamed over the final name), so a crash mid-write never leaves a torn checkpoint under a
+real name and the earlier checkpoints are untouched; a write that fails (a full disk) says
+why and leaves nothing.
 
 Every checkpoint carries a SHA-256 ``checksum`` of its contents (the tensors' bytes and every
 other value, dict keys in sorted order), checked on load: torch does not check its zip's
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from agents.runs import atomic_write
 
 FORMAT = "texas42-checkpoint"
 VERSION = 1
@@ -51,7 +54,6 @@ def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> Path:
     import torch  # torch: only when a checkpoint is written or read
 
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
     data = {"format": FORMAT, "version": VERSION,
             **{k: v for k, v in payload.items() if k != CHECKSUM}}
     try:  # before any file is opened: a value that is not plain data leaves nothing
@@ -59,33 +61,22 @@ def save_checkpoint(path: str | os.PathLike, payload: dict[str, Any]) -> Path:
     except TypeError as e:
         raise TypeError(f"{path}: {e}") from None
     sink = None
+
+    def write(f) -> None:
+        nonlocal sink
+        sink = _Sink(f)
+        torch.save(data, sink)
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            sink = _Sink(f)
-            torch.save(data, sink)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        atomic_write(path, write)
     except BaseException as e:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
         # torch reports a failed write as "unexpected pos A vs B": the OS's reason is kept
         cause = sink.error if sink is not None and sink.error else e
         if not isinstance(e, Exception) or not isinstance(cause, OSError):
             raise  # Ctrl-C, or a payload torch cannot save: as it came
         raise CheckpointError(f"{path}: checkpoint not written ({_os_reason(cause)}); "
                               f"nothing already saved was changed") from None
-    try:  # make the rename itself durable
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
     return path
 
 
