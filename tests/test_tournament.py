@@ -306,17 +306,17 @@ def test_a_run_killed_before_a_match_row_resumes_from_its_blocks(tmp_path, monke
     import agents.arena.tournament as t
 
     run_tournament(_blocked(), tmp_path / "whole")
-    real = t._append
+    real = t.append_line
 
-    def killed(out, row):
+    def killed(path, row):
         if "match" not in row["key"]:  # a match's results row: the kill
             raise KeyboardInterrupt
-        real(out, row)
+        real(path, row)
 
-    monkeypatch.setattr(t, "_append", killed)
+    monkeypatch.setattr(t, "append_line", killed)
     with pytest.raises(KeyboardInterrupt):
         run_tournament(_blocked(), tmp_path / "broken")
-    monkeypatch.setattr(t, "_append", real)
+    monkeypatch.setattr(t, "append_line", real)
     assert len((tmp_path / "broken" / "blocks.jsonl").read_text().splitlines()) == 3
     run_tournament(_blocked(), tmp_path / "broken")
     assert _run_files(tmp_path / "broken") == _run_files(tmp_path / "whole")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sys
 from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
@@ -34,7 +33,6 @@ import numpy as np
 from tqdm import tqdm
 
 from texas42_env.config import RULES, Rule, build, check_rules, one_of, setting, validate, whole
-from texas42_env.records import json_lines
 from texas42_env.core import Game
 from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
@@ -43,6 +41,7 @@ from agents.arena.duplicate import (MODES, PairStats, pair_scores, play_duplicat
 from agents.arena.ratings import bootstrap_ratings, openskill_ratings
 from agents.base import REGISTRY, make_agent, spec_name
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint
+from agents.runs import append_line, atomic_write, read_lines, report_resume
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 
 
@@ -214,30 +213,11 @@ def _result_fault(row: Any) -> str | None:
 
 
 def read_results(path: Path) -> list[dict]:
-    """Finished matches. A corrupt last line (an interrupted write) is reported on stderr and
-    skipped; a corrupt line before the last is an error naming it."""
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    out = []
-    for i, row, error in json_lines(lines):
-        line = lines[i - 1]
-        e = error.message if error is not None else _result_fault(row)
-        if e is not None:
-            if i == len(lines):
-                kept = path.with_name(path.name + ".torn")
-                print(f"tournament: {path}: line {i} is incomplete ({e}); it is moved to "
-                      f"{kept.name} and its match will be played again", file=sys.stderr)
-                with open(kept, "a", encoding="utf-8") as f:
-                    f.write(line + "\n")
-                tmp = path.with_name(path.name + ".tmp")
-                tmp.write_text("".join(x + "\n" for x in lines[:i - 1]), encoding="utf-8")
-                os.replace(tmp, path)
-                continue
-            raise TournamentError(f"{path}: line {i} is not a match result ({e}); "
-                                  f"fix or remove it to resume") from None
-        out.append(row)
-    return out
+    """Finished matches (or blocks), by the log's torn-line rule (``agents.runs``): a torn
+    last line is reported on stderr and dropped (its match is played again); a damaged line
+    is an error naming it."""
+    return read_lines(path, _result_fault, what="a match result", job="tournament",
+                      error=TournamentError)
 
 
 def _agent(cfg: TournamentConfig, name: str):
@@ -295,28 +275,12 @@ def run_tournament(cfg: TournamentConfig, run_dir: str | Path) -> dict:
     todo = [(a, b) for a, b in cfg.matches() if _key_id(match_key(cfg, a, b)) not in done]
     skipped = len(cfg.matches()) - len(todo)
     if skipped:
-        print(f"tournament: {skipped} of {len(cfg.matches())} matches already played in "
-              f"{results_path} (kept); {len(todo)} to play", file=sys.stderr)
+        report_resume("tournament", run_dir, f"{skipped} of {len(cfg.matches())} matches "
+                      f"already played ({results_path.name})", f"{len(todo)} to play")
     if todo:
         _play_all(cfg, todo, run_dir, results_path, done)
     rows = [done[_key_id(match_key(cfg, a, b))] for a, b in cfg.matches()]
     return write_outputs(cfg, rows, run_dir)
-
-
-def _append(out, row: dict) -> None:
-    """One JSON line, flushed and fsynced (append-only files the driver alone writes)."""
-    out.write(json.dumps(row) + "\n")
-    out.flush()
-    os.fsync(out.fileno())
-
-
-def _write_atomic(path: Path, lines: list[str]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.writelines(lines)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def _resolved(cfg: TournamentConfig) -> TournamentConfig:
@@ -364,56 +328,55 @@ def _play_all(cfg, todo, run_dir, results_path, done) -> None:
     bar.update(sum(r["key"]["deals"] for r in kept.values()))
     backend = backend_of(cfg)
     order = list(todo)
-    with open(results_path, "a", encoding="utf-8") as out, \
-            (open(blocks_path, "a", encoding="utf-8") if many else open(os.devnull, "w")) as bout:
-        def finish(a: str, b: str) -> None:
-            key = matches[(a, b)]
-            parts = [kept[(_key_id(key), lo)] for lo, _ in blocks]
-            name = f"{a}__vs__{b}"
-            rel = None
+
+    def finish(a: str, b: str) -> None:
+        key = matches[(a, b)]
+        parts = [kept[(_key_id(key), lo)] for lo, _ in blocks]
+        name = f"{a}__vs__{b}"
+        rel = None
+        if cfg.records:
+            records_dir.mkdir(parents=True, exist_ok=True)
+            lines = parts[0]["records"] if not many else [
+                line for lo, _ in blocks
+                for line in block_file(a, b, lo).read_text(
+                    encoding="utf-8").splitlines(keepends=True)]
+            atomic_write(records_dir / f"{name}.jsonl", "".join(lines))
+            rel = f"records/{name}.jsonl"
+        stats = PairStats.concat([PairStats.from_dict(p["stats"]) for p in parts])
+        row = {"key": key, "stats": stats.to_dict(), "records": rel}
+        append_line(results_path, row)  # the match is on disk before its blocks go
+        done[_key_id(key)] = row
+        if cfg.records and many:
+            folder = records_dir / f"{name}.blocks"
+            for f in folder.glob("*.jsonl"):
+                f.unlink()
+            folder.rmdir()
+        bar.set_postfix_str(f"{a} vs {b}")
+
+    def advance() -> None:
+        """Finish, in order, the matches whose every block is kept."""
+        while order and all((_key_id(matches[order[0]]), lo) in kept for lo, _ in blocks):
+            finish(*order.pop(0))
+
+    def on_result(i: int, res: dict) -> None:
+        _, a, b, lo, n = tasks[i]
+        bar.update(n)
+        key = matches[(a, b)]
+        row = {"key": {"match": key, "first": lo, "deals": n, "a": a, "b": b},
+               "stats": res["stats"]}
+        if many:
             if cfg.records:
-                records_dir.mkdir(parents=True, exist_ok=True)
-                lines = parts[0]["records"] if not many else [
-                    line for lo, _ in blocks
-                    for line in block_file(a, b, lo).read_text(
-                        encoding="utf-8").splitlines(keepends=True)]
-                _write_atomic(records_dir / f"{name}.jsonl", lines)
-                rel = f"records/{name}.jsonl"
-            stats = PairStats.concat([PairStats.from_dict(p["stats"]) for p in parts])
-            row = {"key": key, "stats": stats.to_dict(), "records": rel}
-            _append(out, row)  # the match is safe on disk before its blocks' files go
-            done[_key_id(key)] = row
-            if cfg.records and many:
-                folder = records_dir / f"{name}.blocks"
-                for f in folder.glob("*.jsonl"):
-                    f.unlink()
-                folder.rmdir()
-            bar.set_postfix_str(f"{a} vs {b}")
-
-        def advance() -> None:
-            """Finish, in order, the matches whose every block is kept."""
-            while order and all((_key_id(matches[order[0]]), lo) in kept for lo, _ in blocks):
-                finish(*order.pop(0))
-
-        def on_result(i: int, res: dict) -> None:
-            _, a, b, lo, n = tasks[i]
-            bar.update(n)
-            key = matches[(a, b)]
-            row = {"key": {"match": key, "first": lo, "deals": n, "a": a, "b": b},
-                   "stats": res["stats"]}
-            if many:
-                if cfg.records:
-                    block_file(a, b, lo).parent.mkdir(parents=True, exist_ok=True)
-                    _write_atomic(block_file(a, b, lo), res["records"])
-                _append(bout, row)
-            else:
-                row["records"] = res["records"]
-            kept[(_key_id(key), lo)] = row
-            advance()
-
+                block_file(a, b, lo).parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(block_file(a, b, lo), "".join(res["records"]))
+            append_line(blocks_path, row)
+        else:
+            row["records"] = res["records"]
+        kept[(_key_id(key), lo)] = row
         advance()
-        backend.run(_play_block, tasks, on_result)
-        advance()
+
+    advance()
+    backend.run(_play_block, tasks, on_result)
+    advance()
     bar.close()
 
 
