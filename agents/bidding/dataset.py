@@ -21,7 +21,6 @@ with the chance of making each need (``p_make``) and the expected points.
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from dataclasses import asdict, dataclass
@@ -36,6 +35,7 @@ from texas42_env.rules import ConfigError
 
 from agents.base import REGISTRY, spec_name
 from agents.bidding.bidders import CONTRACTS, EVALUATIONS, NEEDS, HandValuer, make_curves
+from agents.runs import open_run, read_json, report_resume, write_npz
 from agents.scale.backend import (KINDS, WORKER_THREADS, Backend, BackendError, RayConfig,
                                   thread_settings)
 
@@ -135,27 +135,9 @@ def _chunk_task(job: tuple[dict, int]) -> dict[str, np.ndarray]:
     return make_chunk(DataConfig(**config), k)
 
 
-def _write_chunk(out: Path, k: int, arrays: dict[str, np.ndarray]) -> None:
-    write_npz(chunk_path(out, k), arrays)
-
-
-def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """``arrays`` saved to ``path`` whole or not at all (a temporary file, fsynced, then
-    renamed over it): a kill never leaves half a file under the name."""
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.npz")
-    with open(tmp, "wb") as f:
-        np.savez(f, **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _read_config(path: Path) -> dict:
     """A dataset folder's config.json, checked to be one."""
-    try:
-        config = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise DatasetError(f"{path}: not valid JSON ({e})") from None
+    config = read_json(path, DatasetError)
     if not isinstance(config, dict) or config.get("format") != FORMAT:
         raise DatasetError(f"{path}: not a hand-value dataset's config")
     missing = [k for k in IDENTITY if k not in config]
@@ -164,32 +146,18 @@ def _read_config(path: Path) -> dict:
     return config
 
 
-def _check_config(out: Path, config: DataConfig) -> None:
-    path = out / "config.json"
-    if path.exists():
-        old = _read_config(path)
-        differ = [k for k in IDENTITY if old.get(k) != config.identity()[k]]
-        if differ:
-            raise DatasetError(
-                f"{out} holds a dataset made with other settings ("
-                + ", ".join(f"{k}: {old.get(k)!r} there, {config.identity()[k]!r} now"
-                            for k in differ) + "); use another folder")
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(".config.json.tmp")
-        tmp.write_text(json.dumps({"format": FORMAT, **config.identity()}, indent=2) + "\n")
-        os.replace(tmp, path)
-
-
 def generate(config: DataConfig, out: str | os.PathLike,
              progress: Callable[[int, int], None] | None = None) -> dict:
     """Make (or complete) the dataset in ``out``; ``progress(done, total)`` in chunks.
     Returns ``{"chunks": total, "made": newly made, "hands": total hands}``."""
     out = Path(out)
-    _check_config(out, config)
+    resumed = open_run(out, config.identity(), what="a dataset", header={"format": FORMAT},
+                       read=_read_config, error=DatasetError)
     total = config.hands // config.chunk
     todo = [k for k in range(total) if not chunk_path(out, k).exists()]
     done = total - len(todo)
+    if resumed:
+        report_resume("dataset", out, f"{done} of {total} chunks", f"{len(todo)} to make")
     if progress:
         progress(done, total)
     try:
@@ -200,7 +168,7 @@ def generate(config: DataConfig, out: str | os.PathLike,
 
     def keep(i: int, arrays: dict[str, np.ndarray]) -> None:
         nonlocal done
-        _write_chunk(out, todo[i], arrays)
+        write_npz(chunk_path(out, todo[i]), arrays)
         done += 1
         if progress:
             progress(done, total)
