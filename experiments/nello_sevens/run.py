@@ -30,6 +30,7 @@ from agents.base import Agent  # noqa: E402
 from agents.baselines.heuristic import HeuristicAgent  # noqa: E402
 from agents.baselines.pimc import PimcAgent  # noqa: E402
 from agents.driver import act_rows  # noqa: E402
+from agents.runs import atomic_write  # noqa: E402
 from texas42_env.actions import NO_ACTION  # noqa: E402
 from texas42_env.core import BIDDING, DECLARING, PLAYING, Game  # noqa: E402
 from texas42_env.observation import make_encoder  # noqa: E402
@@ -108,10 +109,8 @@ def play_blocks(rules, a, b, deals: np.ndarray, seed: int, tag: str) -> tuple[Pa
         if any(int(c) != want for c in contracts):
             raise RuntimeError(f"{tag}: a hand of the chosen deals was not {tag}")
         took = time.perf_counter() - t0
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"deals": block.tolist(), "seconds": took,
-                                   "stats": stats.to_dict()}))
-        tmp.replace(path)
+        atomic_write(path, json.dumps({"deals": block.tolist(), "seconds": took,
+                                       "stats": stats.to_dict()}))
         parts.append(stats)
         seconds += took
         print(f"  {tag}: {lo + len(block)}/{len(deals)} pairs, {seconds:.0f} s", flush=True)

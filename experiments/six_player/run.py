@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents.arena.duplicate import PairStats, play_duplicate, summarize  # noqa: E402
 from agents.base import REGISTRY, make_agent, parse_spec  # noqa: E402
+from agents.runs import atomic_write  # noqa: E402
 from texas42_env.rules import RulesConfig  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -63,9 +64,8 @@ def play_match(rules, a: str, b: str, pairs: int, seed: int, tag: str) -> tuple[
         stats = play_duplicate(rules, _agent(a, 0), _agent(b, 1), n, seed=seed, first_deal=lo,
                                chunk=n)
         took = time.perf_counter() - t0
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"a": a, "b": b, "seconds": took, "stats": stats.to_dict()}))
-        tmp.replace(path)
+        atomic_write(path, json.dumps({"a": a, "b": b, "seconds": took,
+                                       "stats": stats.to_dict()}))
         parts.append(stats)
         seconds += took
         print(f"  {a} vs {b}: {lo + n}/{pairs} pairs, {seconds:.0f} s", flush=True)

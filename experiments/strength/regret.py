@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from agents.base import make_agent, parse_spec  # noqa: E402
 from agents.baselines.pimc import mover_utility  # noqa: E402
 from agents.driver import act_rows  # noqa: E402
+from agents.runs import write_npz  # noqa: E402
 from texas42_env.actions import NO_ACTION  # noqa: E402
 from texas42_env.core import HAND_OVER, PLAYING, Game  # noqa: E402
 from texas42_env.observation import make_encoder  # noqa: E402
@@ -83,9 +84,7 @@ def reference(game: Game, states: list, path: Path) -> np.ndarray:
             print(f"  reference: {i + 1}/{len(states)} ({time.perf_counter() - t0:.0f} s)",
                   flush=True)
     path.parent.mkdir(exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez(tmp, values=values)
-    tmp.replace(path)
+    write_npz(path, {"values": values})
     return values
 
 
