@@ -24,6 +24,7 @@ from omegaconf.errors import OmegaConfBaseException
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.nets.checkpoint import CheckpointError  # noqa: E402
+from agents.scale.backend import BackendError  # noqa: E402
 from agents.training.app import TrainConfig, run_training  # noqa: E402
 from agents.apps import drop_if_unused, hydra_error, one_line, run_app  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
@@ -65,7 +66,7 @@ def main(cfg: DictConfig) -> None:
     try:
         config = TrainConfig.from_dict(OmegaConf.to_container(cfg, resolve=True))
         out = run_training(config, folder, given=typed_keys(list(hc.overrides.task)))
-    except (ConfigError, CheckpointError, OmegaConfBaseException) as e:
+    except (ConfigError, CheckpointError, BackendError, OmegaConfBaseException) as e:
         raise SystemExit(one_line("train", hydra_error(e) or e)) from None
     except KeyboardInterrupt as e:  # run_training's says what it saved
         print(one_line("train", e) if str(e) else "train: interrupted", file=sys.stderr)

@@ -50,6 +50,8 @@ from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 from agents.arena.duplicate import play_duplicate, summarize
 from agents.base import REGISTRY, spec_name
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
+from agents.nets.device import DEVICE, resolve_device
+from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 from agents.nets.checkpoint import (CheckpointError, checkpoint_update, checkpoints_in,
                                     latest_checkpoint, load_checkpoint, save_checkpoint)
 from agents.nets.policy import ModelConfig
@@ -57,7 +59,10 @@ from agents.training.imitation import progress_fault, warm_start
 from agents.training.ppo import (THREADS, OpponentsConfig, PPOConfig, Trainer, thread_count,
                                  use_threads)
 
-MAY_CHANGE_ON_RESUME = ("updates", "eval", "progress", "threads", "resume")
+# where a run's work happens may change when it continues (actors and the backend never
+# change its weights; another device or thread count rounds differently, and says so)
+MAY_CHANGE_ON_RESUME = ("updates", "eval", "progress", "threads", "resume", "actors", "backend",
+                        "ray", "device")
 WARM_PROGRESS = "warm_start.pt"  # in checkpoints/: a warm start's progress, chunk by chunk
 
 
@@ -125,10 +130,19 @@ class TrainConfig:
                                             optional=True))
     # torch and numba threads; "auto": one a process (THREADS in agents/training/ppo.py)
     threads: int | str = setting("auto", THREADS)
+    # the learner's nets, optimizer and minibatches: auto (a GPU when torch sees one), cpu,
+    # cuda, cuda:N, mps; rollouts play on the CPU
+    device: str = setting("auto", DEVICE)
+    # rollout workers: 0 plays in this process; N on the backend's workers (local processes,
+    # or Ray actors at ray.address), the same weights either way (agents/training/rollout.py)
+    actors: int = setting(0, whole(0))
+    backend: str = setting("local", one_of(*KINDS, noun="backend"))
+    ray: dict = setting(rule=GROUP, default_factory=dict)  # RayConfig's keys (address)
     progress: bool = True
 
     def __post_init__(self):
         validate(self)
+        build(RayConfig, self.ray, "ray.")
 
     @classmethod
     def from_dict(cls, d: dict) -> "TrainConfig":
@@ -219,7 +233,31 @@ def run_training(config: TrainConfig, run_dir: str | Path,
               "differently from the run's own continuation")
     use_threads(config.threads)
     rules, model, ppo, opp, ev, warm = config.parts()
-    trainer = Trainer(rules, model, ppo, opp, seed=config.seed, updates=config.updates)
+    device = resolve_device(config.device)
+    if resumed is not None and resumed["train_config"].get("device", "cpu") != config.device:
+        print(f"resume: the run trained on {resumed['train_config'].get('device', 'cpu')}, "
+              f"now on {config.device}: the weights from here round differently from the "
+              "run's own continuation")
+    backend = None
+    if config.actors:
+        try:
+            backend = Backend(config.backend, config.actors,
+                              build(RayConfig, config.ray, "ray.").address)
+        except BackendError as e:
+            raise ConfigError.at("backend", e, value=config.backend) from None
+    trainer = Trainer(rules, model, ppo, opp, seed=config.seed, updates=config.updates,
+                      actors=config.actors, backend=backend, device=device)
+    try:
+        return _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev,
+                      warm)
+    finally:
+        trainer.close()
+
+
+def _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev, warm):
+    """``run_training`` once the trainer is built (closed by the caller)."""
+    from torch.utils.tensorboard import SummaryWriter  # tensorboard: only when training
+
     ck_dir = run_dir / "checkpoints"
     warm_progress = None  # a warm start stopped part-way: where it goes on from
     if resumed is not None:
@@ -329,6 +367,12 @@ def run_training(config: TrainConfig, run_dir: str | Path,
                 plot_run(run_dir)
             if trainer.update % config.checkpoint_every == 0:
                 save()
+    except BackendError as e:  # the actors' cluster is gone: what is saved stays
+        stop.restore()
+        if bar is not None:
+            bar.close()
+        writer.close()
+        raise BackendError(f"{e}; {_where_resume_goes_on(run_dir)}") from None
     except KeyboardInterrupt:
         stop.restore()
         if bar is not None:
