@@ -14,7 +14,7 @@ import os
 import queue
 import tempfile
 import time
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -391,34 +391,48 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
 
 
 def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: int | str = 1,
-                model=None, ready: Callable[[], object] | None = None) -> dict:
-    """Samples per second of rollout + learning with the default configs (the figure of
-    issue 7's throughput target), over ``updates`` updates after one warm-up update, with
-    ``threads`` torch threads (1: the training default, ``threads: auto``). ``ready``: called
-    after the warm-up, before the timing (``bench_train_pair``'s common start)."""
+                model=None, ready: Callable[[], object] | None = None, workers: int = 1) -> dict:
+    """Samples per second end to end (rollouts and learning) with the default configs, over
+    ``updates`` updates after one warm-up update (which starts any actor processes).
+
+    ``workers``: 1 is one process (the trainer plays its own rollouts, ``actors: 0``), with
+    ``threads`` torch threads (1: the training default, ``threads: auto``); N > 1 is N local
+    actor processes (``actors: N``) and a learner with N torch threads: with synchronous
+    actors the learner runs while they wait, so it takes the cores they leave (``threads``
+    is then ignored). The row splits the time: the rollout's wall time and the learner's,
+    and within the rollout the workers' seconds in core stepping, observation encoding and
+    net inference (summed over the actors: with N actors up to N times the rollout's wall
+    time). ``ready``: called after the warm-up, before the timing (``bench_train_pair``)."""
     import torch  # torch: only for this benchmark
 
     from agents.nets.policy import ModelConfig  # torch, as above
+    from agents.scale.backend import Backend
     from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer, use_threads  # torch
 
-    use_threads(threads)
+    actors = 0 if workers == 1 else workers
+    use_threads(threads if workers == 1 else workers)
     trainer = Trainer(RulesConfig.make(), model or ModelConfig(), PPOConfig(tables=tables),
-                      OpponentsConfig(), seed=seed, updates=updates + 1)
-    trainer.train_update()
-    if ready is not None:
-        ready()
-    t0 = time.perf_counter()
-    s0 = trainer.samples
-    roll = learn = 0.0
-    for _ in range(updates):
-        logs = trainer.train_update()
-        roll += logs["perf/rollout_s"]
-        learn += logs["perf/learn_s"]
-    dt = time.perf_counter() - t0
+                      OpponentsConfig(), seed=seed, updates=updates + 1, actors=actors,
+                      backend=Backend("local", actors) if actors else None)
+    try:
+        trainer.train_update()
+        if ready is not None:
+            ready()
+        t0 = time.perf_counter()
+        s0 = trainer.samples
+        spent = dict.fromkeys(("rollout_s", "learn_s", "core_s", "encode_s", "inference_s"), 0.0)
+        for _ in range(updates):
+            logs = trainer.train_update()
+            for k in spent:
+                spent[k] += logs[f"perf/{k}"]
+        dt = time.perf_counter() - t0
+    finally:
+        trainer.close()
     n = trainer.samples - s0
-    return {"kind": "train", "tables": tables, "updates": updates, "samples": n,
-            "samples_per_s": n / dt, "rollout_share": roll / dt, "learn_share": learn / dt,
-            "threads": torch.get_num_threads()}
+    return {"kind": "train", "workers": workers, "actors": actors, "tables": tables,
+            "updates": updates, "samples": n, "seconds": dt, "samples_per_s": n / dt,
+            "rollout_share": spent["rollout_s"] / dt, "learn_share": spent["learn_s"] / dt,
+            "split_s": spent, "threads": torch.get_num_threads(), "cores": cores()}
 
 
 def _train_process(index: int, start, results, kwargs: dict) -> None:
@@ -544,6 +558,34 @@ def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
     pair = bench_train_pair(seed=seed)
     row["two_processes"] = {**pair, "vs_alone": pair["total_samples_per_s"] / row["samples_per_s"]}
     return row
+
+
+def bench_train_workers(workers: Sequence[int], seed: int = 0, updates: int = 5,
+                        tables: int = 1024) -> list[dict]:
+    """``bench_train`` at each of ``workers`` in turn, in one run; every row after the first
+    carries ``vs_first``, its samples per second over the first row's."""
+    rows = [bench_train(updates=updates, tables=tables, seed=seed, workers=w) for w in workers]
+    for row in rows[1:]:
+        row["vs_first"] = row["samples_per_s"] / rows[0]["samples_per_s"]
+    return rows
+
+
+def train_workers_row(row: dict) -> str:
+    """A ``bench_train_workers`` row in words, with where its time went."""
+    sp = row["split_s"]
+    who = ("one process" if row["actors"] == 0 else
+           f"{row['actors']} actor processes + the learner")
+    text = (f" train: {row['workers']} worker{'s' * (row['workers'] > 1)} ({who}, learner "
+            f"{row['threads']} thread{'s' * (row['threads'] > 1)}): "
+            f"{row['samples_per_s']:,.0f} samples/s")
+    if "vs_first" in row:
+        text += f" (x{row['vs_first']:.2f} the first row)"
+    wall = row["seconds"]
+    text += (f"\n        wall {wall:.1f} s: rollout {sp['rollout_s'] / wall:.0%}, learning "
+             f"{sp['learn_s'] / wall:.0%}; in the rollout's workers: core stepping "
+             f"{sp['core_s']:.1f} s, observation encoding {sp['encode_s']:.1f} s, net "
+             f"inference {sp['inference_s']:.1f} s")
+    return text
 
 
 def agent_row(row: dict) -> str:

@@ -84,6 +84,18 @@ def _batches(text: str) -> list[int]:
     return sizes
 
 
+def _workers(text: str) -> list[int]:
+    """An argparse type: worker counts, whole numbers of at least 1 separated by commas."""
+    try:
+        counts = [int(w) for w in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"must be worker counts of at least 1 separated by "
+                                         f"commas (e.g. 1,2), got {shown(text)}")
+    return counts
+
+
 def _rules(text: str) -> dict:
     """An argparse type: a JSON object of rules.md options (checked by the command)."""
     example = "'{\"target\": 3}'"
@@ -163,6 +175,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.ruleset != "standard" and standard_only:
         return _refuse("bench", "--kinds", f"{', '.join(standard_only)} measure the standard "
                        f"game only; for {args.ruleset}: core, env, solver, pimc, shipped")
+    if args.workers and "train" not in kinds:
+        return _refuse("bench", "--workers", "counts the actors of kind train: add train to "
+                       "--kinds")
     if "bidding" in kinds and args.bidnet:  # refuse a bad checkpoint before any timing
 
         try:
@@ -188,6 +203,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         if kind == "worlds":
 
             row = bench.bench_worlds(seconds=args.seconds)
+        elif kind == "train" and args.workers:
+            for row in bench.bench_train_workers(args.workers, seed=args.seed):
+                rows.append(row)
+                if not args.json:
+                    print(bench.train_workers_row(row), flush=True)
+            continue
         elif kind in bench.AGENT_KINDS:
             row = bench.bench_agent(kind, seed=args.seed, solver_n=args.solver_n,
                                     pimc_n=args.pimc_n, bidnet=args.bidnet,
@@ -398,7 +419,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("file", help="a file of records, or - for standard input")
     p.set_defaults(func=_cmd_replay)
 
-    p = sub.add_parser("bench", help="measure the core's speed")
+    p = sub.add_parser("bench", help="measure the speed of the core, the envs, the agents, "
+                       "training and tournaments")
     p.add_argument("--ruleset", choices=RULESETS, default="standard",
                    help=f"the rules of kinds core and env: {', '.join(RULESETS)} "
                    "(default standard)")
@@ -414,6 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pimc-n", type=_whole(1), default=32, help="positions for kind pimc")
     p.add_argument("--bidnet", default=None,
                    help="bid-net checkpoint for kind bidding (default: an untrained net)")
+    p.add_argument("--workers", type=_workers, default=None,
+                   help="kind train: comma-separated worker counts, each a row (1: one "
+                   "process; N: N actor processes and a learner of N threads), timed in one "
+                   "run with where the time goes (default: one process, then two training "
+                   "processes at once)")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=_cmd_bench)
 

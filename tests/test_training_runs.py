@@ -30,7 +30,7 @@ from agents.training import imitation
 from agents.training.app import (TrainConfig, TrainingInterrupted, curves_figure, plot_run,
                                  run_training)
 from agents.training.bidnet import FinetuneConfig, TrainBidConfig
-from agents.training.ppo import Trainer
+from agents.training.ppo import Trainer, use_threads
 from texas42_env.rules import ConfigError
 from helpers import tiny_training
 
@@ -343,8 +343,9 @@ def test_the_curves_have_units_one_quantity_an_axis_and_the_run_in_the_title(fin
 def test_the_train_bench_times_two_processes_at_once_beside_one_alone():
     small = ModelConfig(hidden=16, bid_hidden=16)
     alone = bench.bench_train(updates=1, tables=16, model=small)
-    assert set(alone) == {"kind", "tables", "updates", "samples", "samples_per_s",
-                          "rollout_share", "learn_share", "threads"}
+    assert set(alone) == {"kind", "workers", "actors", "tables", "updates", "samples",
+                          "seconds", "samples_per_s", "rollout_share", "learn_share",
+                          "split_s", "threads", "cores"}
     assert alone["threads"] == 1 and alone["samples"] > 16
     pair = bench.bench_train_pair(updates=1, tables=16, model=small)
     assert pair["processes"] == 2 and pair["threads"] == [1, 1]
@@ -388,3 +389,35 @@ def test_a_run_starts_from_the_weights_of_init_and_refuses_what_does_not_fit(tmp
     with pytest.raises(ConfigError, match="init: "):
         run_training(TrainConfig.from_dict({**cfg, "init": str(tmp_path / "none")}),
                      tmp_path / "e")
+
+
+def test_the_train_bench_by_workers_gives_a_row_each_with_where_the_time_went(monkeypatch):
+    """``--workers 1,2``: one process, then two local actors and a learner of two threads,
+    each row with the rollout's and the learner's wall time and the workers' split."""
+    small = ModelConfig(hidden=16, bid_hidden=16)
+    real = bench.bench_train
+    monkeypatch.setattr(bench, "bench_train", lambda **kw: real(**kw, model=small))
+    try:
+        rows = bench.bench_train_workers([1, 2], updates=1, tables=32)
+        assert torch.get_num_threads() == 2  # the learner of two workers took two threads
+    finally:
+        use_threads(1)
+    assert [(r["workers"], r["actors"], r["threads"]) for r in rows] == [(1, 0, 1), (2, 2, 2)]
+    for r in rows:
+        sp = r["split_s"]
+        assert r["samples"] > 32 and r["samples_per_s"] == r["samples"] / r["seconds"]
+        assert 0 < sp["rollout_s"] + sp["learn_s"] <= r["seconds"]
+        assert min(sp["core_s"], sp["encode_s"], sp["inference_s"]) > 0
+    assert rows[1]["vs_first"] == rows[1]["samples_per_s"] / rows[0]["samples_per_s"]
+    text = bench.train_workers_row(rows[1])
+    assert text.startswith(" train: 2 workers (2 actor processes + the learner, learner 2 "
+                           "threads): ") and "core stepping" in text and "net inference" in text
+
+
+def test_bench_workers_without_kind_train_is_refused():
+    from agents.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--kinds", "core", "--workers", "0"])
+    assert e.value.code == 2
+    assert main(["bench", "--kinds", "core", "--workers", "2"]) == 2

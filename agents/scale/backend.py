@@ -40,6 +40,7 @@ installed on every node, as ``pip install -e .`` does on one machine).
 
 from __future__ import annotations
 
+import copy
 import multiprocessing as mp
 import os
 import pickle
@@ -403,7 +404,9 @@ class Generators:
 
             pool = ActorPool(self._actors)
             try:
-                yield from pool.map(lambda actor, x: actor.call.remote(method, x), items)
+                for result in pool.map(lambda actor, x: actor.call.remote(method, x), items):
+                    # arrays of our own, not read-only views into Ray's object store
+                    yield copy.deepcopy(result)
             except _ray_errors() as e:
                 raise _lost(e) from None
 

@@ -65,12 +65,12 @@ def use_threads(threads: int | str) -> int:
     before numba is first imported where it is not yet; numba's pool cannot grow past the
     size it started with); returns the count."""
     n = thread_count(threads)
-    torch.set_num_threads(n)
     numba = sys.modules.get("numba")
     if numba is None:
         os.environ["NUMBA_NUM_THREADS"] = str(n)  # read once, when numba is first imported
-    else:
+    else:  # first: numba's OpenMP layer sets the count torch's OpenMP reads too
         numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    torch.set_num_threads(n)
     return n
 
 

@@ -19,6 +19,7 @@ per process.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,9 @@ class Rollout:
     # per table of the block: the opponent kind, the learner team's reward, whether the
     # contract was made (-1: nobody bid); the steps the block took (``merge``'s stats)
     tables: dict[str, np.ndarray] | None = None
+    # where the block's time went, in seconds of its worker: core stepping ("core"),
+    # observation encoding ("encode"), the nets' and the heuristic's moves ("inference")
+    seconds: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ class RolloutWorker:
             if s.critic == "perfect" else None
         self._policies: dict[str, Policy] = {}  # by the Shared key of their weights
         self._heuristic = None
+        self._seconds = {"core": 0.0, "encode": 0.0, "inference": 0.0}  # this block's
 
     def _policy(self, weights: Shared) -> Policy:
         if weights.key not in self._policies:
@@ -152,6 +157,8 @@ class RolloutWorker:
         nxt_parts = []
         n = 0
         step = 0
+        self._seconds = spent = {"core": 0.0, "encode": 0.0, "inference": 0.0}
+        clock = time.perf_counter
         while True:
             active = st.phase < HAND_OVER
             if not active.any():
@@ -161,11 +168,15 @@ class RolloutWorker:
             actions = np.full(B, NO_ACTION, np.int64)
             rows = np.flatnonzero(learn)
             if rows.size:
+                t0 = clock()
                 obs = enc.encode(st, seats[rows], idx=rows)
                 masks = st.legal[rows]
                 cobs = self.critic_encoder.encode(st, seats[rows], idx=rows) \
                     if self.critic_encoder else None
+                t1 = clock()
                 a, lp, v = policy.act(obs, masks, generator, critic_obs=cobs)
+                spent["encode"] += t1 - t0
+                spent["inference"] += clock() - t1
                 if s.baseline == "solver":
                     chunks["baseline"].append(self.exact_baseline(st, rows, masks))
                 actions[rows] = a
@@ -181,7 +192,9 @@ class RolloutWorker:
                 n += rows.size
             self._opponents_act(st, active & ~learn, seats, kind, member, actions, pool, rng,
                                 generator)
+            t0 = clock()
             game.step(st, actions)
+            spent["core"] += clock() - t0
             step += 1
         nxt = np.full(n, -1, np.int64)
         for a, b in nxt_parts:
@@ -197,7 +210,7 @@ class RolloutWorker:
                   "made": made, "steps": np.array([step])}
         return Rollout(cat["obs"], cat["cobs"], cat["masks"], cat["actions"], cat["logp"],
                        cat["values"], rewards, nxt, cat["step"], hands=B,
-                       baseline=cat["baseline"], tables=tables)
+                       baseline=cat["baseline"], tables=tables, seconds=spent)
 
     def exact_baseline(self, st, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """float32 [len(rows)]: at play decisions the marks reward of the mover's team if
@@ -228,7 +241,10 @@ class RolloutWorker:
             actions[rows[sel]] = uniform_legal(masks[sel], rng)
         if sel.all():
             return  # random play reads the masks only
+        t0 = time.perf_counter()
         obs = self.encoder.encode(st, seats[rows], idx=rows)
+        t1 = time.perf_counter()
+        self._seconds["encode"] += t1 - t0
         sel = k == OPPONENT_KINDS.index("heuristic")
         if sel.any():
             if self._heuristic is None:
@@ -239,6 +255,7 @@ class RolloutWorker:
             sel = pool_rows & (member[rows] == j)
             a, _, _ = self._policy(pool[int(j)]).act(obs[sel], masks[sel], generator)
             actions[rows[sel]] = a
+        self._seconds["inference"] += time.perf_counter() - t1
 
 
 def merge(parts: list[Rollout], schedule: tuple[float, ...]) -> Rollout:
@@ -268,6 +285,8 @@ def merge(parts: list[Rollout], schedule: tuple[float, ...]) -> Rollout:
             stats[f"rollout/return_vs_{k}"] = float(mine[kind == i].mean())
     for i, k in enumerate(OPPONENT_KINDS):
         stats[f"opponents/{k}"] = float(schedule[i])
+    for k in ("core", "encode", "inference"):  # summed over the blocks' workers
+        stats[f"perf/{k}_s"] = float(sum(p.seconds.get(k, 0.0) for p in parts))
     return Rollout(cat("obs"), cat("critic_obs"), cat("masks"), cat("actions"), cat("logp"),
                    cat("values"), cat("rewards"), cat("nxt", shift=True), cat("step"),
                    hands=sum(p.hands for p in parts), baseline=cat("baseline"), stats=stats,
