@@ -406,7 +406,6 @@ def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: in
     import torch  # torch: only for this benchmark
 
     from agents.nets.policy import ModelConfig  # torch, as above
-    from agents.scale.backend import Backend
     from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer, use_threads  # torch
 
     actors = 0 if workers == 1 else workers

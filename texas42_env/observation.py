@@ -19,6 +19,19 @@ from .actions import PASS, SIX_LEVELS, SIX_TRUMPS
 from .core import EXCHANGING, GAME_OVER, PLAYING, Game, State
 from .rules import SEVENS, preset
 
+# the layout ``observation_kernel.encode_rows`` reads, in the order it unpacks it: the game's
+# sizes, the fields' offsets in the vector, rows of ``State.scalars``, first columns of
+# ``State.columns``
+KERNEL_LAYOUT = (
+    ("seats", "tricks", "copies", "bid_features", "total_points", "target"),
+    ("hand", "dealer", "phase", "bids", "high_bidder", "bidder", "declarer", "contract",
+     "sits_out", "played_by", "played_in", "trick_leaders", "trick_winners", "current_trick",
+     "led_suit", "points", "tricks", "result", "score", "voids"),
+    ("dealer", "high_bidder", "bidder", "declarer", "sit_out", "phase", "contract", "n_in_trick",
+     "led", "made", "n_bids", "first_bidder", "n_plays", "trick_size", "trick_no"),
+    ("bids", "plays", "play_seats", "play_slots", "trick_leaders", "trick_winners", "points",
+     "tricks_won", "voids"),
+)
 
 
 @dataclass(frozen=True)
@@ -133,93 +146,26 @@ class ObservationEncoder:
 
     # ------------------------------------------------------------------ encoding
     def _build_tables(self) -> None:
-        """Lookup tables from a few small integers to an offset in the vector, built once.
-
-        A one that is not there (no bid yet, no such trick) goes to the first ``points``
-        column, which ``encode`` overwrites after the scatter: every index array stays
-        dense, with no masks to compact it.
-        """
-        S, Tn, C, o = self.S, self.Tn, self.C, self._off
-        K, P, A = C * T.N_TILES, S * Tn, len(self._bid_cols) - 1
-        self._trash = trash = o["points"]
-        self._col, c = {}, 0  # each per-hand field's first column in ``State.columns``
-        for name, width, _ in State.hand_arrays(S, Tn):
-            self._col[name] = c
+        """The layout ``observation_kernel.encode_rows`` reads, built once: the game's sizes,
+        the fields' offsets, rows of ``State.scalars`` and first columns of ``State.columns``."""
+        g = self.game
+        si = {n: i for i, n in enumerate(self._scalar_names)}
+        col, c = {}, 0  # each per-hand field's first column in ``State.columns``
+        for name, width, _ in State.hand_arrays(self.S, self.Tn):
+            col[name] = c
             c += width
-        self._si = {n: i for i, n in enumerate(self._scalar_names)}
-        self._rel_rows = np.array([self._si[n] for n in ("dealer", "high_bidder", "bidder",
-                                                          "declarer", "sit_out")])
-        # relative seat of absolute x (-1: nobody) seen from seat: rel[f, x + 1, seat]
-        rel = np.full((5, S + 1, S), trash, np.int64)
-        for f, name in enumerate(("dealer", "high_bidder", "bidder", "declarer", "sits_out")):
-            for x in range(S):
-                rel[f, x + 1] = o[name] + (x - np.arange(S)) % S
-        self._rel_lut = rel.reshape(-1)
-        self._rel_base = (np.arange(5) * (S + 1) + 1)[:, None] * S
-        self._phase_lut = np.array([trash] + [o["phase"] + min(p, GAME_OVER - 1)
-                                              for p in range(GAME_OVER + 1)])
-        self._contract_lut = np.concatenate([[trash], o["contract"] + np.arange(
-            self._named["contract"].size)])
-        self._result_lut = np.array([trash, o["result"] + 1, o["result"]])  # made -1, 0, 1
-        # the bid of slot i made by relative seat (d + i) % S, d: the first bidder's
-        bids = np.full((self._bid_cols.shape[1], S, S, A + 1), trash, np.int64)
-        for k in range(self._bid_cols.shape[1]):
-            for d in range(S):
-                for i in range(S):
-                    col = self._bid_cols[:, k]
-                    bids[k, d, i] = np.where(col >= 0, o["bids"] + (d + i) % S
-                                             * self.bid_features + col, trash)
-        self._bid_luts = bids.reshape(len(bids), -1)
-        # w = seat played + S - observer (in 0..2S-1): relative seat w % S
-        w = np.arange(2 * S)[:, None]
-        key = np.arange(K)[None, :]
-        self._played_by_lut = (o["played_by"] + key * S + w % S).reshape(-1)
-        tile = np.arange(T.N_TILES)[None, :]
-        self._current_lut = (o["current_trick"] + (w % S) * T.N_TILES + tile).reshape(-1)
-        # play j of a trick of S plays (row 0) or of S - 1 (row 1) -> its trick
-        j = np.arange(P)
-        trick = np.concatenate([j // S, j // max(S - 1, 1)])[:, None]
-        self._played_in_lut = (o["played_in"] + key * Tn + trick).reshape(-1)
-        kk = np.arange(2 * Tn)[:, None]
-        first = np.where(kk < Tn, o["trick_leaders"], o["trick_winners"])
-        self._tricks_lut = (first + (kk % Tn) * S + w.T % S).reshape(-1)
-        self._tricks_base = kk * 2 * S
-        self._ar_2tn = kk
-        self._tricks_k = kk % Tn
-        # the voids of absolute seat a seen from seat: voids[seat * S + a]
-        self._voids_lut = (o["voids"] + (np.arange(S)[None, :] - np.arange(S)[:, None]) % S
-                           * 9).reshape(-1)
-        self._ar_s = np.arange(S)[:, None]
-        self._width = c
-        self._ar = np.arange(0)
-        self._rows_cache = (-1, None, None, None)
-
-    def _items(self, counts: np.ndarray, offsets) -> tuple[np.ndarray, int]:
-        """``offsets[r] + j`` for j < ``counts[r]`` of each row r, flattened, and their number."""
-        ends = np.cumsum(counts)
-        m = int(ends[-1])
-        if len(self._ar) < m:
-            self._ar = np.arange(max(m, 2 * len(self._ar)))
-        items = np.repeat(offsets - (ends - counts), counts)
-        items += self._ar[:m]
-        return items, m
-
-    def _rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(row * size, row * columns width)`` for rows 0..n-1, kept for the last n."""
-        cached = self._rows_cache
-        if cached[0] != n:
-            ar = np.arange(n)
-            cached = self._rows_cache = (n, ar * self.size, ar * self._width, ar)
-        return cached[1], cached[2], cached[3]
+        sizes = {"seats": self.S, "tricks": self.Tn, "copies": self.C,
+                 "bid_features": self.bid_features, "total_points": g.total_points,
+                 "target": g.target}
+        self._layout = tuple(tuple(int(d[n]) for n in names)
+                             for d, names in zip((sizes, self._off, si, col), KERNEL_LAYOUT))
 
     def encode(self, st: State, seats, idx=None, out: np.ndarray | None = None) -> np.ndarray:
         """Float32 [n, size]: the view of ``seats[i]`` at table ``idx[i]`` (default all).
 
-        Every one-hot feature is a flat index, found through a lookup table built once;
-        each group of them is set with one scatter.
+        Many tables: one compiled pass over the rows (``observation_kernel``); one table:
+        ``_encode_one``. ``out``, when given, is float32 [n, size] in C order.
         """
-        g = self.game
-        S, Tn, C, o = self.S, self.Tn, self.C, self._off
         if np.ndim(seats) and len(seats) == 1 and (idx is None and st.batch_size == 1
                                                      or idx is not None and len(idx) == 1):
             b = 0 if idx is None else int(np.asarray(idx)[0])
@@ -229,142 +175,29 @@ class ObservationEncoder:
                 out[:] = 0
             self._encode_one(st, b, int(np.asarray(seats)[0]), out[0])
             return out
-        if idx is None:  # every table: rows are tables
-            n = st.batch_size
-        else:
-            idx = np.asarray(idx, np.int64)
-            n = len(idx)
-        seats = np.broadcast_to(np.asarray(seats, np.int64), (n,))
-        if n == 0:
-            return np.zeros((0, self.size), np.float32) if out is None else out
-        base, rowcol, rows = self._rows(n)
-        tables = rows
-        v = st.scalars
+        tables = np.arange(st.batch_size)
         if idx is not None:
-            tables = idx
-            rowcol = idx * self._width
-            v = v[:, idx]
-        si = self._si
-        cols = st.columns.reshape(-1)
-        trash = self._trash
-        hand = self._tile_counts(st.hands[tables, seats], floats=False)
-        ones = []  # flat indices of the ones, found before the vector is written to
-        # one per table: dealer, phase, who bid high / won the bidding / named / sits out,
-        # contract, led suit, result
-        ones_ = np.empty((9, n), np.int64)
-        np.take(self._rel_lut, v[self._rel_rows] * S + seats + self._rel_base, out=ones_[:5])
-        phase, contract = v[si["phase"]], v[si["contract"]]
-        np.take(self._phase_lut, phase + 1, out=ones_[5])
-        np.take(self._contract_lut, contract + 1, out=ones_[6])
-        n_in = v[si["n_in_trick"]]
-        led = (n_in > 0) & (phase == PLAYING) & (contract != SEVENS)  # sevens calls no suit
-        ones_[7] = np.where(led, o["led_suit"] + v[si["led"]], trash)
-        np.take(self._result_lut, v[si["made"]] + 1, out=ones_[8])
-        ones_ += base
-        ones.append(ones_)
-        # ragged per-table lists (bids, plays, tricks), flattened: item j of table r
-        c = self._col
-        behind = S - seats  # relative seat of absolute x: (x + behind) % S
-        # bids: slot j made by relative seat (first bidder + j - seat) % S
-        n_bids = v[si["n_bids"]]
-        d = v[si["first_bidder"]] - seats
-        d += S * (d < 0)
-        slot, m = self._items(n_bids, d * S)
-        if m:
-            a = cols.take(self._items(n_bids, rowcol + c["bids"])[0])
-            slot *= len(self._bid_cols)
-            slot += a
-            rep = np.repeat(base, n_bids)
-            for lut in self._bid_luts:
-                at = lut.take(slot)
-                at += rep
-                ones.append(at)
-        # the plays made: tile (and copy) -> who played it and in which trick
-        P = S * Tn
-        n_plays = v[si["n_plays"]]
-        src, m = self._items(n_plays, rowcol + c["plays"])
-        if m:
-            key = tile = cols.take(src)
-            if C == 2:
-                key = cols.take(src + (c["play_slots"] - c["plays"])) * T.N_TILES + tile
-            src += P  # play_seats
-            w = cols.take(src)
-            w += np.repeat(behind, n_plays)
-            w *= self.C * T.N_TILES
-            w += key
-            at = self._played_by_lut.take(w)
-            rep = np.repeat(base, n_plays)
-            at += rep
-            ones.append(at)
-            j = self._items(n_plays, P * (v[si["trick_size"]] != S))[0]  # j, + P: short tricks
-            j *= self.C * T.N_TILES
-            j += key
-            at = self._played_in_lut.take(j)
-            at += rep
-            ones.append(at)
-        # the trick in progress: its last n_in_trick plays
-        src, m = self._items(n_in, rowcol + (c["plays"] + n_plays - n_in))
-        if m:
-            tile = cols.take(src)
-            src += P
-            w = cols.take(src)
-            w += np.repeat(behind, n_in)
-            w *= T.N_TILES
-            w += tile
-            at = self._current_lut.take(w)
-            at += np.repeat(base, n_in)
-            ones.append(at)
-        # finished tricks: who led and who won each
-        n_tricks = v[si["trick_no"]]
-        src, m = self._items(n_tricks, rowcol + c["trick_leaders"])
-        if m:
-            k = self._items(n_tricks, 0)[0]
-            k *= 2 * S
-            rep = np.repeat(behind, n_tricks)
-            brep = np.repeat(base, n_tricks)
-            for first in (0, Tn):
-                w = cols.take(src + first)
-                w += rep
-                w += k
-                at = self._tricks_lut.take(w + first * 2 * S)
-                at += brep
-                ones.append(at)
-        # voids (few): the set bits of each seat's mask
-        voids = np.ascontiguousarray(st.voids if idx is None else st.voids[idx]).reshape(-1)
-        q = np.flatnonzero(voids)
-        if q.size:
-            r = q // S
-            cell = self._voids_lut.take(seats.take(r) * S + q - r * S) + base.take(r)
-            bits = np.unpackbits((voids.take(q) & 511).astype("<u2").view(np.uint8).reshape(
-                -1, 2), axis=1, bitorder="little").view(bool)
-            f = np.flatnonzero(bits)
-            at = cell.take(f >> 4)
-            at += f & 15
-            ones.append(at)
-        # numbers, us / them
-        us = seats & 1
-        them = us ^ 1
-        pts = rowcol + c["points"]
-        tw = rowcol + c["tricks_won"]
-        score = st.score.reshape(-1)
-        numbers = ((o["points"], cols.take(pts + us) / g.total_points),
-                   (o["points"] + 1, cols.take(pts + them) / g.total_points),
-                   (o["tricks"], cols.take(tw + us) / Tn),
-                   (o["tricks"] + 1, cols.take(tw + them) / Tn),
-                   (o["score"], np.minimum(score.take(tables * 2 + us) / g.target, 1)),
-                   (o["score"] + 1, np.minimum(score.take(tables * 2 + them) / g.target, 1)))
+            tables = tables[np.asarray(idx, np.int64)]
+        n = len(tables)
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int64), (n,)))
         if out is None:
-            out = np.zeros((n, self.size), np.float32)
-        else:
-            out[:] = 0
-        out[:, o["hand"]:o["hand"] + T.N_TILES] = hand
-        flat = out.reshape(-1)
-        for at in ones:
-            flat[at] = 1
-        for col, x in numbers:  # after the ones: they overwrite the spare column
-            out[:, col] = x
-        if g.six:
-            self._encode_exchange(st, tables, seats, out, rows)
+            out = np.empty((n, self.size), np.float32)
+        elif out.shape != (n, self.size) or out.dtype != np.float32 or \
+                not out.flags.c_contiguous:
+            raise ValueError(f"encode: out must be float32 {(n, self.size)} in C order, not "
+                             f"{out.dtype} {out.shape}")
+        if n == 0:
+            return out
+        if seats.min() < 0 or seats.max() >= self.S:
+            bad = seats[(seats < 0) | (seats >= self.S)][0]
+            raise ValueError(f"encode: seat {bad} is not a seat of the {self.S}-seat game")
+        from .observation_kernel import encode_rows  # numba: compiled or loaded when first used
+        encode_rows(out, tables, seats, np.ascontiguousarray(st.scalars),
+                    np.ascontiguousarray(st.columns),
+                    np.ascontiguousarray(st.hands).view(np.int64),
+                    np.ascontiguousarray(st.score), self._bid_cols, *self._layout)
+        if self.game.six:
+            self._encode_exchange(st, tables, seats, out, np.arange(n))
         self._encode_extra(st, slice(None) if idx is None else idx, seats, out)
         return out
 
@@ -448,14 +281,12 @@ class ObservationEncoder:
     def _encode_extra(self, st, idx, seats, out) -> None:
         pass
 
-    def _tile_counts(self, masks: np.ndarray, floats: bool = True) -> np.ndarray:
-        """[n, 28]: how many copies of each tile a bitmask holds / copies (float32, or the
-        0/1 bits as uint8 when ``floats`` is false in the one-copy game)."""
+    def _tile_counts(self, masks: np.ndarray) -> np.ndarray:
+        """Float32 [n, 28]: how many copies of each tile a bitmask holds / copies."""
         masks = np.ascontiguousarray(masks, "<u8")
         bits = np.unpackbits(masks.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
         if self.C == 1:
-            bits = bits[:, :T.N_TILES]
-            return bits.astype(np.float32) if floats else bits
+            return bits[:, :T.N_TILES].astype(np.float32)
         return (bits[:, :T.N_TILES] + bits[:, T.N_TILES:2 * T.N_TILES]) * np.float32(0.5)
 
 
