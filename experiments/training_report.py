@@ -9,7 +9,6 @@ training never saw (their own seed), and writes results.json and report.md.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import time
@@ -20,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.arena.duplicate import play_duplicate, summarize  # noqa: E402
 from agents.nets.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
 from agents.baselines.neural import NeuralAgent  # noqa: E402
-from agents.training.app import read_jsonl  # noqa: E402
+from agents.runs import atomic_write, read_lines, write_json  # noqa: E402
 from texas42_env.rules import RulesConfig  # noqa: E402
 
 
@@ -41,7 +40,7 @@ def main() -> None:
     ckpt = latest_checkpoint(run)
     data = load_checkpoint(ckpt, require=("model", "step"))
     step = data["step"]
-    metrics = read_jsonl(run / "metrics.jsonl")
+    metrics = read_lines(run / "metrics.jsonl")
     train_s = sum(m["perf/rollout_s"] + m["perf/learn_s"] for m in metrics)
     sps = step["samples"] / train_s if train_s else float("nan")
     agent = NeuralAgent(path=str(ckpt))
@@ -56,11 +55,11 @@ def main() -> None:
         s["seconds"] = round(time.time() - t0, 1)
         results[f"learned vs {opp}"] = s
         print(f"learned vs {opp}: {s['marks_per_hand']}", flush=True)
-    (out / "results.json").write_text(json.dumps(
-        {"checkpoint": ckpt.name, "step": step, "pairs": args.pairs, "seed": args.seed,
-         "ppo_seconds": round(train_s, 1), "ppo_samples_per_s": round(sps),
-         "matches": results}, indent=2) + "\n")
-    evals = read_jsonl(run / "eval.jsonl")
+    write_json(out / "results.json",
+               {"checkpoint": ckpt.name, "step": step, "pairs": args.pairs, "seed": args.seed,
+                "ppo_seconds": round(train_s, 1), "ppo_samples_per_s": round(sps),
+                "matches": results})
+    evals = read_lines(run / "eval.jsonl")
     lines = [f"# Training run: {out.name}", ""]
     if args.command:
         lines += ["```bash", args.command, "```", ""]
@@ -88,7 +87,7 @@ def main() -> None:
             else:
                 cells.append("")
         lines.append(f"| {e['update']} | {cells[0]} | {cells[1]} |")
-    (out / "report.md").write_text("\n".join(lines) + "\n")
+    atomic_write(out / "report.md", "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -119,6 +119,30 @@ def test_a_run_resumes_to_the_files_of_an_unbroken_run_on_any_number_of_workers(
     assert not all(torch.equal(init_sd[k], a[k]) for k in a if k.startswith("play."))
 
 
+def test_a_torn_metrics_line_is_dropped_and_its_round_trained_again_to_the_same_weights(
+        tmp_path, capsys):
+    _, _, init = _init(tmp_path)
+    config = ExpertConfig(init=init, rounds=1, **SMALL)
+    run_expert(config, tmp_path / "r")
+    metrics = tmp_path / "r" / "metrics.jsonl"
+    line = metrics.read_bytes()
+    ck = tmp_path / "r" / "checkpoints" / "round_0.pt"
+    before = load_checkpoint(ck)["model"]["state_dict"]
+    metrics.write_bytes(line[:len(line) // 2])  # killed while writing round 0's line
+    capsys.readouterr()
+    run_expert(config, tmp_path / "r")
+    err = capsys.readouterr().err
+    assert f"expert: {metrics}: line 1 is incomplete (a write cut short): dropped" in err
+    assert f"expert: resuming {tmp_path / 'r'}: kept 0 of 1 rounds and 2 of 2 label chunks " \
+        "of round 0; round 0 next" in err
+    assert metrics.read_bytes() == line  # the torn line cut off, the round's line again
+    after = load_checkpoint(ck)["model"]["state_dict"]
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    metrics.write_text('{"round": 0}\nnot json\n')  # damage is refused, never dropped
+    with pytest.raises(ExpertError, match="line 2 is not a round's metrics"):
+        run_expert(config, tmp_path / "r")
+
+
 def test_training_fits_the_targets(tmp_path):
     game, policy, init = _init(tmp_path)
     run_expert(ExpertConfig(init=init, rounds=1, **SMALL), tmp_path / "r")

@@ -89,6 +89,8 @@ def test_resume_drops_the_lines_and_sets_aside_the_checkpoints_after_its_checkpo
     folder, _, _ = run
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)  # logs and checkpoints run to update 4; resume from 2
+    with open(copy / "metrics.jsonl", "a") as f:  # and a line torn by a kill
+        f.write('{"update": 5, "samp')
     config = TrainConfig.from_dict(dict(resume=str(copy / "checkpoints" / "ckpt_000002.pt"),
                                         updates=4, threads=1, progress=False))
     run_training(config, tmp_path / "not-used")

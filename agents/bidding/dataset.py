@@ -225,4 +225,4 @@ def load_dataset(path: str | os.PathLike, max_hands: int | None = None) -> dict:
 
 
 __all__ = ["DataConfig", "DatasetError", "generate", "load_dataset", "make_chunk",
-           "one_thread_each", "write_npz"]
+           "one_thread_each"]

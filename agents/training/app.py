@@ -44,17 +44,17 @@ from tqdm import tqdm
 
 from texas42_env.config import (RULES, Rule, build, check_rules, number, one_of, setting, validate,
                                 whole)
-from texas42_env.records import json_lines
 from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
 from agents.arena.duplicate import play_duplicate, summarize
 from agents.base import REGISTRY, spec_name
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
-from agents.nets.device import DEVICE, resolve_device
-from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 from agents.nets.checkpoint import (CheckpointError, checkpoint_update, checkpoints_in,
                                     latest_checkpoint, load_checkpoint, save_checkpoint)
+from agents.nets.device import DEVICE, resolve_device
 from agents.nets.policy import ModelConfig
+from agents.runs import append_line, new_run, read_lines, truncate_lines, write_json
+from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 from agents.training.imitation import progress_fault, warm_start
 from agents.training.ppo import (THREADS, OpponentsConfig, PPOConfig, Trainer, thread_count,
                                  use_threads)
@@ -272,7 +272,8 @@ def _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev, 
             if warm_progress else f"update {trainer.update}"
         print(f"resume: continuing {run_dir} from {ckpt.name} ({at})")
         for name in ("metrics.jsonl", "eval.jsonl"):  # drop what came after the checkpoint
-            _truncate_jsonl(run_dir / name, trainer.update)
+            truncate_lines(run_dir / name, lambda row: row.get("update", 0) <= trainer.update,
+                           error=ConfigError)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for later in checkpoints_in(ck_dir):  # kept under another name, never resumed by
             if checkpoint_update(later) > trainer.update or warm_progress:  # mistake, never
@@ -285,11 +286,10 @@ def _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev, 
     else:
         if config.init:
             _init_weights(trainer, config.init, model, warm)
-        if checkpoints_in(ck_dir) or (ck_dir / WARM_PROGRESS).exists():
-            raise ConfigError(f"{run_dir} already holds checkpoints: continue it with "
-                              f"resume={run_dir}, or choose another folder")
-        run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(config), indent=2) + "\n")
+        held = checkpoints_in(ck_dir) or (ck_dir / WARM_PROGRESS).exists()
+        new_run(run_dir, holds="checkpoints" if held else None, resume_with=f"resume={run_dir}",
+                error=ConfigError)
+    write_json(run_dir / "config.json", asdict(config))
     # events after the checkpoint (an abandoned continuation) are hidden from TensorBoard
     writer = SummaryWriter(str(run_dir / "tb"),
                            purge_step=trainer.update + 1 if trainer.update else None)
@@ -325,9 +325,8 @@ def _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev, 
             writer.add_scalar(f"eval/{name}/ci_high", hi, trainer.update)
             if r["made_rate"] is not None:
                 writer.add_scalar(f"eval/{name}/made_rate", r["made_rate"], trainer.update)
-        with open(run_dir / "eval.jsonl", "a") as f:
-            f.write(json.dumps({"update": trainer.update, "samples": trainer.samples,
-                                **res}) + "\n")
+        append_line(run_dir / "eval.jsonl", {"update": trainer.update,
+                                             "samples": trainer.samples, **res})
         return res
 
     last_eval: dict = {}
@@ -354,10 +353,9 @@ def _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev, 
             logs = trainer.train_update()
             for k, v in logs.items():
                 writer.add_scalar(k, v, trainer.update)
-            with open(run_dir / "metrics.jsonl", "a") as f:  # NaN (no such table) as null
-                f.write(json.dumps({"update": trainer.update, "samples": trainer.samples,
-                                    **{k: None if v != v else round(float(v), 6)
-                                       for k, v in logs.items()}}) + "\n")
+            append_line(run_dir / "metrics.jsonl", {  # NaN (no such table) as null
+                "update": trainer.update, "samples": trainer.samples,
+                **{k: None if v != v else round(float(v), 6) for k, v in logs.items()}})
             bar.update(1)
             bar.set_postfix(sps=f"{logs['perf/samples_per_s']:.0f}",
                             ret=f"{logs['rollout/learner_return']:+.2f}")
@@ -528,24 +526,6 @@ class _StopAtBoundary:
             self._old = None
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    """The objects of a JSON Lines log; a line torn by an interrupt is skipped."""
-    if not path.is_file():
-        return []
-    return [row for _, row, error in json_lines(path.read_text().splitlines())
-            if error is None]  # (a line torn by an interrupt is not JSON: skipped)
-
-
-def _truncate_jsonl(path: Path, update: int) -> None:
-    """Keep the lines of updates up to ``update`` (rewritten atomically)."""
-    if not path.is_file():
-        return
-    keep = [r for r in read_jsonl(path) if r.get("update", 0) <= update]
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in keep))
-    tmp.replace(path)
-
-
 def plot_run(run_dir: str | Path) -> Path | None:
     """Draw ``curves.png`` of a run folder (``curves_figure``); None before any update."""
     fig = curves_figure(run_dir)
@@ -570,8 +550,8 @@ def curves_figure(run_dir: str | Path):
     import matplotlib.pyplot as plt  # (after choosing the Agg backend)
 
     run_dir = Path(run_dir)
-    metrics = read_jsonl(run_dir / "metrics.jsonl")
-    evals = read_jsonl(run_dir / "eval.jsonl")
+    metrics = read_lines(run_dir / "metrics.jsonl")  # (a live run's torn last line: left out)
+    evals = read_lines(run_dir / "eval.jsonl")
     if not metrics:
         return None
     try:

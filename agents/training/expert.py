@@ -26,7 +26,6 @@ teacher's values lost a decision by the net's choice.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -45,9 +44,9 @@ from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 from agents.base import make_agent
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.baselines.pimc import good_at, mover_utility
-from agents.bidding.dataset import write_npz
 from agents.driver import act_rows
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
+from agents.runs import append_line, open_run, read_lines, report_resume, write_npz
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 
 FIRST_GAME = 5 << 40  # label games: their own deals
@@ -339,25 +338,11 @@ def _checkpoint_path(run: Path, r: int) -> Path:
     return run / "checkpoints" / f"round_{r}.pt"
 
 
-def _check_folder(run: Path, config: ExpertConfig) -> None:
-    path = run / "config.json"
-    if path.exists():
-        try:
-            old = json.loads(path.read_text())
-        except json.JSONDecodeError as e:
-            raise ExpertError(f"{path}: not valid JSON ({e})") from None
-        now = json.loads(json.dumps(config.identity()))
-        # a key added since the folder was made holds its default there
-        differ = [k for k in now if old.get(k, ADDED.get(k)) != now[k]]
-        if differ:
-            raise ExpertError(f"{run} holds an expert iteration run with other settings ("
-                              + ", ".join(f"{k}: {old.get(k)!r} there, {now[k]!r} now"
-                                          for k in differ) + "); use another folder")
-    else:
-        run.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(".config.json.tmp")
-        tmp.write_text(json.dumps(config.identity(), indent=2) + "\n")
-        os.replace(tmp, path)
+def _metrics_fault(value) -> str | None:
+    """What is wrong with a line of ``metrics.jsonl`` (None: a round's metrics)."""
+    if not isinstance(value, dict) or not isinstance(value.get("round"), int):
+        return "an object without its round"
+    return None
 
 
 def run_expert(config: ExpertConfig, run: str | os.PathLike,
@@ -367,7 +352,9 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     from torch.utils.tensorboard import SummaryWriter  # tensorboard: heavy, only here
 
     run = Path(run)
-    _check_folder(run, config)
+    # a key added since the folder was made holds its default there (ADDED)
+    resumed = open_run(run, config.identity(), what="an expert iteration run", added=ADDED,
+                       error=ExpertError)
     try:
         init = load_checkpoint(latest_checkpoint(config.init))
     except (CheckpointError, OSError, ValueError) as e:
@@ -389,12 +376,19 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     play0, n_actions = game.actions.play0, game.n_actions
     writer = SummaryWriter(str(run / "tb"))
     metrics_path = run / "metrics.jsonl"
-    done_rounds = {}
-    if metrics_path.exists():
-        for line in metrics_path.read_text().splitlines():
-            if line.strip():
-                m = json.loads(line)
-                done_rounds[m["round"]] = m
+    done_rounds = {m["round"]: m for m in read_lines(
+        metrics_path, _metrics_fault, what="a round's metrics", job="expert", error=ExpertError)}
+    if resumed:
+        trained = 0
+        while trained < config.rounds and trained in done_rounds and \
+                _checkpoint_path(run, trained).exists():
+            trained += 1
+        have = sum(chunk_path(run, trained, k).exists() for k in range(chunks))
+        report_resume("expert", run, f"{trained} of {config.rounds} rounds"
+                      + (f" and {have} of {chunks} label chunks of round {trained}"
+                         if have and trained < config.rounds else ""),
+                      f"round {trained} next" if trained < config.rounds
+                      else "every round is done")
     student = init
     history = []
     for r in range(config.rounds):
@@ -444,10 +438,7 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
         m = {"round": r, "positions": int(len(train["reward"])),
              "held_positions": int(len(held["reward"])), "train": logs,
              "holdout_before": before, "holdout_after": after}
-        with open(metrics_path, "a") as f:
-            f.write(json.dumps(m) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        append_line(metrics_path, m)
         history.append(m)
     writer.close()
     return {"rounds": history, "checkpoint": str(_checkpoint_path(run, config.rounds - 1))}
