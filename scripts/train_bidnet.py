@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.training.bidnet import FinetuneConfig, TrainBidConfig, finetune_bidnet, train_bidnet  # noqa: E402
 from agents.nets.checkpoint import CheckpointError  # noqa: E402
+from agents.nets.device import resolve_device  # noqa: E402
 from agents.bidding.dataset import DatasetError  # noqa: E402
 from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
 from texas42_env.config import Rule, build, check, check_keys  # noqa: E402
@@ -62,12 +63,14 @@ def _main(cfg: DictConfig) -> None:
         show = plain.pop("progress", True)
         ft = dict(check("finetune", plain.pop("finetune", {}), Rule("mapping", says=(
             "a mapping of fine-tuning settings (from: a bid net's checkpoint, ...)"))))
-        own = [f.name for f in fields(FinetuneConfig) if f.name not in ("seed", "threads")]
-        check_keys(ft, own + ["from"], "finetune.")  # seed and threads: the run's own
+        own = [f.name for f in fields(FinetuneConfig)
+               if f.name not in ("seed", "threads", "device")]
+        check_keys(ft, own + ["from"], "finetune.")  # seed, threads, device: the run's own
         start = ft.pop("from", None)
         config = build(TrainBidConfig, plain)
         ft_config = build(FinetuneConfig, ft, "finetune.", seed=config.seed,
-                          threads=config.threads)
+                          threads=config.threads, device=config.device)
+        resolve_device(config.device)  # one this install cannot use: said before any work
     except (ConfigError, OmegaConfBaseException) as e:
         raise SystemExit(one_line("train_bidnet", hydra_error(e))) from None
     run = Path(HydraConfig.get().runtime.output_dir)

@@ -882,6 +882,50 @@ def test_the_scripts_make_a_dataset_and_train_on_it(tmp_path):
     assert p.returncode != 0 and "chunk" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_bidnet_training_on_device_cpu_gives_the_weights_of_the_default(
+        dataset, tmp_path, restore_torch_threads):
+    """auto is the CPU on a machine without a GPU: the supervised net and its self-play
+    fine-tuning come out the same with device=cpu, their checkpoints of CPU tensors."""
+    import torch
+
+    from agents.nets.checkpoint import load_checkpoint
+    from agents.training.bidnet import (FinetuneConfig, TrainBidConfig, finetune_bidnet,
+                                        train_bidnet)
+
+    def same(a, b):
+        a, b = load_checkpoint(a)["model"], load_checkpoint(b)["model"]
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+        assert all(v.device.type == "cpu" for v in b.values())
+
+    kw = dict(data=str(dataset), epochs=2, hidden=8, threads=1, batch=16)
+    auto = train_bidnet(TrainBidConfig(**kw), tmp_path / "auto.pt")
+    cpu = train_bidnet(TrainBidConfig(**kw, device="cpu"), tmp_path / "cpu.pt")
+    assert auto["val"] == cpu["val"]
+    same(tmp_path / "auto.pt", tmp_path / "cpu.pt")
+    ft = dict(rounds=1, hands=32, epochs=1, batch=64, anchor=0.5, threads=1)
+    finetune_bidnet(tmp_path / "auto.pt", FinetuneConfig(**ft), tmp_path / "ft_auto.pt")
+    finetune_bidnet(tmp_path / "auto.pt", FinetuneConfig(**ft, device="cpu"),
+                    tmp_path / "ft_cpu.pt")
+    same(tmp_path / "ft_auto.pt", tmp_path / "ft_cpu.pt")
+
+
+def test_a_device_torch_cannot_use_stops_train_bidnet_in_one_line(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: device=cuda is allowed here")  # said, not silent
+    p = script("train_bidnet.py", f"data={tmp_path / 'data'}", "device=cuda",
+               f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stderr.strip().splitlines() == [
+        "train_bidnet: device: cuda asked, but torch sees no CUDA GPU here (this install can "
+        "use: cpu); use device=cpu or auto"]
+    assert not (tmp_path / "run").exists()
+    p = script("train_bidnet.py", "finetune.device=cpu", f"hydra.run.dir={tmp_path / 'run'}",
+               cwd=tmp_path)  # the run's own key, as seed and threads
+    assert p.returncode == 1 and "finetune.device" in p.stderr and "Traceback" not in p.stderr
+
+
 # ---------------------------------------------------------------------- arena summary
 def test_games_mode_summary_gives_marks_per_game():
     a = np.array([7, 3, 10, 8])

@@ -104,7 +104,9 @@ def test_the_checker_says_what_failed():
     (lambda: DataConfig(hands=12, chunk=8), "hands", 12),
     (lambda: TrainBidConfig(val_share=1.5), "val_share", 1.5),
     (lambda: TrainBidConfig(max_hands=0), "max_hands", 0),
+    (lambda: TrainBidConfig(device="gpu"), "device", "gpu"),
     (lambda: FinetuneConfig(explore=2), "finetune.explore", 2),
+    (lambda: FinetuneConfig(device="cuda:x"), "finetune.device", "cuda:x"),
     (lambda: FinetuneConfig(opponents="random"), "finetune.opponents", "random"),
 ])
 def test_every_config_class_names_the_key_the_value_and_what_is_allowed(make, key, value):

@@ -5,6 +5,9 @@ fits the targets, and bad settings are named."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,6 +25,7 @@ from agents.nets.policy import ModelConfig, Policy
 from agents.training.expert import (ExpertConfig, ExpertError, judge, label_games, load_labels,
                                     run_expert, targets, train_round)
 
+ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"teacher": {"name": "pimc", "n_worlds": 2}, "hands": 8, "chunk_hands": 4,
          "holdout": 2, "epochs": 2, "minibatch": 64, "workers": 1, "progress": False}
 
@@ -143,6 +147,38 @@ def test_a_torn_metrics_line_is_dropped_and_its_round_trained_again_to_the_same_
         run_expert(config, tmp_path / "r")
 
 
+def test_device_cpu_trains_to_the_weights_of_the_default_and_may_change_on_resume(tmp_path):
+    """auto is the CPU on a machine without a GPU: the same weights; the device is not part
+    of the run's identity (config.json), so a run made on one resumes on another."""
+    _, _, init = _init(tmp_path)
+    auto = run_expert(ExpertConfig(init=init, rounds=1, **SMALL), tmp_path / "auto")
+    cpu = run_expert(ExpertConfig(init=init, rounds=1, device="cpu", **SMALL), tmp_path / "cpu")
+    assert auto["rounds"] == cpu["rounds"]
+    assert (tmp_path / "auto" / "config.json").read_text() == \
+        (tmp_path / "cpu" / "config.json").read_text()
+    a = load_checkpoint(auto["checkpoint"])["model"]["state_dict"]
+    b = load_checkpoint(cpu["checkpoint"])["model"]["state_dict"]
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert all(v.device.type == "cpu" for v in b.values())
+    again = run_expert(ExpertConfig(init=init, rounds=1, device="cpu", **SMALL),
+                       tmp_path / "auto")  # resumed: nothing left to do
+    assert again["rounds"] == auto["rounds"]
+
+
+def test_a_device_torch_cannot_use_is_one_line_and_a_non_zero_exit(tmp_path):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: device=cuda is allowed here")  # said, not silent
+    _, _, init = _init(tmp_path)
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "expert.py"), f"init={init}",
+                          f"out={tmp_path / 'run'}", "device=cuda"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        "expert: device: cuda asked, but torch sees no CUDA GPU here (this install can use: "
+        "cpu); use device=cpu or auto"]
+    assert not (tmp_path / "run").exists()  # nothing made before the refusal
+
+
 def test_training_fits_the_targets(tmp_path):
     game, policy, init = _init(tmp_path)
     run_expert(ExpertConfig(init=init, rounds=1, **SMALL), tmp_path / "r")
@@ -185,7 +221,8 @@ def test_a_played_move_of_best_value_has_no_regret(tmp_path):
     ({"bidding": "nobody"}, "bidding: unknown agent 'nobody'"),
     ({"tau": 0}, "tau must be"),
     ({"holdout": 3}, "holdout must be at most the chunks a round (2"),
-    ({"init": ""}, "init must be a policy checkpoint or run folder")])
+    ({"init": ""}, "init must be a policy checkpoint or run folder"),
+    ({"device": "gpu"}, "device must be auto, cpu, cuda, cuda:N or mps, got 'gpu'")])
 def test_bad_settings_are_named(over, says):
     with pytest.raises(ExpertError, match=re.escape(says)):
         ExpertConfig.from_dict({"init": "somewhere", **SMALL, **over})

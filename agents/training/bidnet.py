@@ -28,6 +28,7 @@ from agents.bidding.rule import bid_need
 from agents.bidding.values import CONTRACTS
 from agents.driver import choose
 from agents.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from agents.nets.device import DEVICE, on_cpu, resolve_device
 from agents.training.ppo import THREADS, use_threads
 
 
@@ -45,6 +46,9 @@ class TrainBidConfig:
     seed: int = setting(0, whole())
     # torch threads; auto: one a process (why: THREADS in agents/training/ppo.py)
     threads: int | str = setting("auto", THREADS)
+    # the net, its optimizer and minibatches: auto (a GPU when torch sees one), cpu, cuda,
+    # cuda:N, mps
+    device: str = setting("auto", DEVICE)
     hidden: int = setting(128, whole(1))
     layers: int = setting(2, whole(1))
     max_hands: int | None = setting(None, whole(1, optional=True))
@@ -71,7 +75,9 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     the deals is held out; returns the validation figures of the final epoch (also in the
     checkpoint): cross-entropy and Brier score against the dataset's shares, the mean
     absolute error of the expected points, and the same figures for a constant predictor
-    (each need's and contract's average) as a floor to beat."""
+    (each need's and contract's average) as a floor to beat. The net trains on
+    ``config.device``; the checkpoint holds CPU copies."""
+    device = resolve_device(config.device)
     torch.manual_seed(config.seed)
     use_threads(config.threads)
     data = _load_dataset(config.data, config.max_hands)
@@ -87,8 +93,10 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     M = torch.from_numpy(data["mean_points"].reshape(-1) / 42.0)
     rows_val = np.repeat(val, len(CONTRACTS))
     tr, va = np.flatnonzero(~rows_val), np.flatnonzero(rows_val)
+    Xd, Pd, Md = X.to(device), P.to(device), M.to(device)
+    va_d = torch.from_numpy(va).to(device)
     net_cfg = BidNetConfig(config.hidden, config.layers)
-    net = _torch_net(net_cfg)
+    net = _torch_net(net_cfg).to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=config.epochs)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
@@ -97,27 +105,27 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     def evaluate(idx) -> dict:
         net.eval()
         with torch.no_grad():
-            logits, mean = net(X[idx])
+            logits, mean = net(Xd[idx])
             p = torch.sigmoid(logits)
-            out = {"bce": float(bce(logits, P[idx])),
-                   "brier": float(((p - P[idx]) ** 2).mean()),
-                   "points_mae": float((mean - M[idx]).abs().mean() * 42)}
+            out = {"bce": float(bce(logits, Pd[idx])),
+                   "brier": float(((p - Pd[idx]) ** 2).mean()),
+                   "points_mae": float((mean - Md[idx]).abs().mean() * 42)}
         net.train()
         return out
 
     history = []
     t0 = time.perf_counter()
     for epoch in range(config.epochs):
-        perm = torch.from_numpy(tr)[torch.randperm(len(tr), generator=gen)]
+        perm = torch.from_numpy(tr)[torch.randperm(len(tr), generator=gen)].to(device)
         for lo in range(0, len(perm), config.batch):
             b = perm[lo:lo + config.batch]
-            logits, mean = net(X[b])
-            loss = bce(logits, P[b]) + ((mean - M[b]) ** 2).mean()
+            logits, mean = net(Xd[b])
+            loss = bce(logits, Pd[b]) + ((mean - Md[b]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
         sched.step()
-        figures = {"epoch": epoch + 1, **evaluate(va)}
+        figures = {"epoch": epoch + 1, **evaluate(va_d)}
         history.append(figures)
         if progress:
             progress(epoch + 1, figures)
@@ -131,7 +139,7 @@ def train_bidnet(config: TrainBidConfig, out: str | Path,
     result = {"val": history[-1], "constant_predictor": floor,
               "train_hands": int((~val).sum()), "val_hands": int(val.sum()),
               "seconds": time.perf_counter() - t0}
-    save_checkpoint(out, {"kind": KIND, "model": net.state_dict(), "net": asdict(net_cfg),
+    save_checkpoint(out, {"kind": KIND, "model": on_cpu(net.state_dict()), "net": asdict(net_cfg),
                           "train": asdict(config), "data": data["config"], "result": result,
                           "history": history})
     return result
@@ -158,6 +166,7 @@ class FinetuneConfig:
     play: str = "heuristic"
     seed: int = 0
     threads: int | str = setting("auto", THREADS)  # as TrainBidConfig.threads
+    device: str = setting("auto", DEVICE)  # as TrainBidConfig.device; self-play on the CPU
 
     def __post_init__(self):
         validate(self, "finetune.")
@@ -214,7 +223,9 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
     keeping ``anchor`` times the hand-value loss on the dataset so the other contracts and
     needs stay put. The auction inputs start at zero weight, so round 0 bids exactly as the
     starting net. Each round's figures (before training on it: out of sample) are the make
-    rate, the mean predicted chance and the calibration error of those predictions."""
+    rate, the mean predicted chance and the calibration error of those predictions. The net
+    trains on ``config.device``; the self-play bids from CPU copies."""
+    device = resolve_device(config.device)
     torch.manual_seed(config.seed)
     use_threads(config.threads)
     ck = load_checkpoint(start, require=("model", "net"))
@@ -229,6 +240,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
     if not ck.get("context", False):
         with torch.no_grad():  # the auction inputs have only seen zeros: start them at none
             net.trunk[0].weight[:, N_HAND:] = 0.0
+    net.to(device)
     data = None
     if config.anchor > 0:
         data_path = config.data or ck.get("train", {}).get("data")
@@ -242,8 +254,8 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
             raise DatasetError(f"the anchor's dataset ({source}): {e}; give one with "
                                "finetune.data=FOLDER or set finetune.anchor=0") from None
     if data is not None:
-        DX = torch.from_numpy(features(data["hands"]).reshape(-1, N_FEATURES))
-        DP = torch.from_numpy(data["p_make"].reshape(-1, N_NEEDS))
+        DX = torch.from_numpy(features(data["hands"]).reshape(-1, N_FEATURES)).to(device)
+        DP = torch.from_numpy(data["p_make"].reshape(-1, N_NEEDS)).to(device)
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-5)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
     gen = torch.Generator().manual_seed(config.seed)
@@ -252,7 +264,7 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
 
     def snapshot() -> dict:  # (the supervised run's figures are not this net's: dropped)
         return {**{k: v for k, v in ck.items() if k not in ("model", "history", "result")},
-                "model": {k: v.clone() for k, v in net.state_dict().items()},
+                "model": on_cpu(net.state_dict()),
                 "context": True}
 
     for r in range(config.rounds):
@@ -270,18 +282,18 @@ def finetune_bidnet(start: str | Path, config: FinetuneConfig, out: str | Path,
                "predicted": float(res["predicted"][ok].mean()) if ok.any() else float("nan")}
         if ok.any():
             fig["ece"] = calibration(res["predicted"][ok], res["made"][ok])["ece"]
-        X = torch.cat(pool["x"])
-        need = torch.cat(pool["need"])
-        made = torch.cat(pool["made"])
+        X = torch.cat(pool["x"]).to(device)
+        need = torch.cat(pool["need"]).to(device)
+        made = torch.cat(pool["made"]).to(device)
         losses = []
         for _ in range(config.epochs):
-            perm = torch.randperm(len(X), generator=gen)
+            perm = torch.randperm(len(X), generator=gen).to(device)
             for lo in range(0, len(perm), config.batch):
                 b = perm[lo:lo + config.batch]
                 logits, _ = net(X[b])
                 loss = bce(logits.gather(1, need[b, None])[:, 0], made[b])
                 if data is not None:
-                    d = torch.randint(0, len(DX), (config.batch,), generator=gen)
+                    d = torch.randint(0, len(DX), (config.batch,), generator=gen).to(device)
                     loss = loss + config.anchor * bce(net(DX[d])[0], DP[d])
                 opt.zero_grad()
                 loss.backward()

@@ -46,6 +46,7 @@ from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.baselines.pimc import good_at, mover_utility
 from agents.driver import act_rows
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
+from agents.nets.device import DEVICE, on_cpu, resolve_device
 from agents.runs import append_line, open_run, read_lines, report_resume, write_npz
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 
@@ -91,6 +92,9 @@ class ExpertConfig:
     minibatch: int = setting(512, whole(1))
     lr: float = setting(3e-4, number(1e-7, 1))
     seed: int = setting(0, whole(0))
+    # the play net's training and judging: auto (a GPU when torch sees one), cpu, cuda,
+    # cuda:N, mps; the label games play on the CPU
+    device: str = setting("auto", DEVICE)
     backend: str = setting("local", one_of(*KINDS))
     workers: int = setting(2, whole(1))
     ray: RayConfig = setting(default_factory=RayConfig)
@@ -130,9 +134,10 @@ class ExpertConfig:
         return RulesConfig.from_options(self.ruleset, self.rules)
 
     def identity(self) -> dict:
-        """What the labels and the training depend on (a rerun must not change them)."""
+        """What the labels and the training depend on (a rerun must not change them; the
+        device may change, as in PPO: it only rounds differently)."""
         d = asdict(self)
-        for key in ("backend", "workers", "ray", "progress", "rounds"):
+        for key in ("backend", "workers", "ray", "progress", "rounds", "device"):
             d.pop(key)
         return d
 
@@ -283,12 +288,15 @@ def unpack_obs(packed: np.ndarray, size: int) -> torch.Tensor:
 def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
                 obs_size: int, generator: torch.Generator,
                 on_epoch: Callable[[int, dict], None] | None = None) -> dict[str, float]:
-    """``config.epochs`` passes over ``data`` for the play net; the last epoch's mean
+    """``config.epochs`` passes over ``data`` for the play net, moved to ``config.device``
+    with the positions (the minibatches are drawn on the CPU); the last epoch's mean
     losses."""
-    net = policy.play
+    device = resolve_device(config.device)
+    net = policy.play.to(device)
     mask, p, _ = targets(data, play0, n_actions, config.tau, config.objective)
-    obs = unpack_obs(data["obs"], obs_size)
-    reward = torch.from_numpy(data["reward"])
+    obs = unpack_obs(data["obs"], obs_size).to(device)
+    mask, p = mask.to(device), p.to(device)
+    reward = torch.from_numpy(data["reward"]).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr)
     n = len(reward)
     logs: dict[str, float] = {}
@@ -297,7 +305,7 @@ def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions:
         perm = torch.randperm(n, generator=generator)
         sums = {"cross_entropy": 0.0, "value_loss": 0.0}
         for lo in range(0, n, config.minibatch):
-            mb = perm[lo:lo + config.minibatch]
+            mb = perm[lo:lo + config.minibatch].to(device)
             logits, v = net(obs[mb], mask[mb])
             logq = torch.log_softmax(logits, -1)
             ce = -(p[mb] * logq.masked_fill(~mask[mb], 0.0)).sum(-1)
@@ -319,11 +327,13 @@ def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions:
 @torch.no_grad()
 def judge(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
           obs_size: int) -> dict[str, float]:
-    """The play net against the teacher on ``data``: cross-entropy to the targets, the share
-    of positions where it picks the teacher's best move, and the regret (points of the
-    teacher's values lost a decision by its pick)."""
-    mask, p, values = targets(data, play0, n_actions, config.tau, config.objective)
-    logits, _ = policy.play(unpack_obs(data["obs"], obs_size), mask)
+    """The play net against the teacher on ``data``, on the net's device: cross-entropy to the
+    targets, the share of positions where it picks the teacher's best move, and the regret
+    (points of the teacher's values lost a decision by its pick)."""
+    device = next(policy.play.parameters()).device
+    mask, p, values = (x.to(device) for x in targets(data, play0, n_actions, config.tau,
+                                                      config.objective))
+    logits, _ = policy.play(unpack_obs(data["obs"], obs_size).to(device), mask)
     logq = torch.log_softmax(logits, -1)
     pick = logits.argmax(-1)
     best = values.masked_fill(~mask, -np.inf).max(-1).values
@@ -351,6 +361,7 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     Returns ``{"rounds": [each round's metrics], "checkpoint": the last round's}``."""
     from torch.utils.tensorboard import SummaryWriter  # tensorboard: heavy, only here
 
+    device = resolve_device(config.device)  # (one this install cannot use: before any work)
     run = Path(run)
     # a key added since the folder was made holds its default there (ADDED)
     resumed = open_run(run, config.identity(), what="an expert iteration run", added=ADDED,
@@ -411,6 +422,7 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
 
         backend.run(_label_task, [(plain, student, r, k) for k in todo], keep)
         policy = policy_from_checkpoint(student)
+        policy.play.to(device)  # (the bidding net, never trained here, stays on the CPU)
         train = load_labels(run, r + 1, chunks, config.holdout, held=False)
         held = load_labels(run, r + 1, chunks, config.holdout, held=True)
         before = judge(policy, held, config, play0, n_actions, enc.size)
@@ -430,7 +442,8 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
         writer.flush()
         payload = {k: init[k] for k in ("rules", "train_config") if k in init}
         model = {k: v for k, v in init["model"].items() if k != "ema_state_dict"}
-        payload["model"] = {**model, "state_dict": policy.state_dict()}  # (no stale average)
+        # no stale average; CPU copies, so the checkpoint loads on any install
+        payload["model"] = {**model, "state_dict": on_cpu(policy.state_dict())}
         payload["expert"] = {"round": r, "config": config.identity(), "init": config.init,
                              "positions": int(len(train["reward"]))}
         save_checkpoint(ck, payload)
