@@ -580,8 +580,8 @@ def train_workers_row(row: dict) -> str:
     if "vs_first" in row:
         text += f" (x{row['vs_first']:.2f} the first row)"
     wall = row["seconds"]
-    text += (f"\n        wall {wall:.1f} s: rollout {sp['rollout_s'] / wall:.0%}, learning "
-             f"{sp['learn_s'] / wall:.0%}; in the rollout's workers: core stepping "
+    text += (f"\n        wall {wall:.1f} s: rollout {row['rollout_share']:.0%}, learning "
+             f"{row['learn_share']:.0%}; in the rollout's workers: core stepping "
              f"{sp['core_s']:.1f} s, observation encoding {sp['encode_s']:.1f} s, net "
              f"inference {sp['inference_s']:.1f} s")
     return text

@@ -14,7 +14,7 @@ import json
 import math
 import os
 import sys
-from typing import Sequence
+from typing import Callable, Sequence
 
 from tqdm import tqdm
 
@@ -72,28 +72,25 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _batches(text: str) -> list[int]:
-    """An argparse type: batch sizes, whole numbers of at least 1 separated by commas."""
-    try:
-        sizes = [int(b) for b in text.split(",")]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"must be batch sizes of at least 1 separated by "
-                                         f"commas (e.g. 1,4096), got {shown(text)}")
-    return sizes
+def _counts(what: str, example: str) -> Callable[[str], list[int]]:
+    """An argparse type: ``what`` (e.g. "batch sizes"), whole numbers of at least 1 separated
+    by commas."""
+
+    def parse(text: str) -> list[int]:
+        try:
+            counts = [int(c) for c in text.split(",")]
+        except ValueError:
+            counts = []
+        if not counts or min(counts) < 1:
+            raise argparse.ArgumentTypeError(f"must be {what} of at least 1 separated by "
+                                             f"commas (e.g. {example}), got {shown(text)}")
+        return counts
+
+    return parse
 
 
-def _workers(text: str) -> list[int]:
-    """An argparse type: worker counts, whole numbers of at least 1 separated by commas."""
-    try:
-        counts = [int(w) for w in text.split(",")]
-    except ValueError:
-        counts = []
-    if not counts or min(counts) < 1:
-        raise argparse.ArgumentTypeError(f"must be worker counts of at least 1 separated by "
-                                         f"commas (e.g. 1,2), got {shown(text)}")
-    return counts
+_batches = _counts("batch sizes", "1,4096")
+_workers = _counts("worker counts", "1,2")
 
 
 def _rules(text: str) -> dict:

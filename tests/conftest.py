@@ -22,3 +22,16 @@ def restore_torch_threads():
     before = torch.get_num_threads()
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def alone() -> tuple[dict, int]:
+    """Three updates of ``helpers.actor_trainer`` in this process (actors: 0) at one torch
+    thread: the weights and samples every other arrangement of actors must give."""
+    import torch
+
+    from helpers import actor_trainer, trained
+
+    torch.set_num_threads(1)
+    t = actor_trainer()
+    return trained(t), t.samples

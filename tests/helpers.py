@@ -63,6 +63,85 @@ def tiny_training(**over) -> dict:
     return d
 
 
+def actor_trainer(actors=0, backend=None, seed=5, **ppo):
+    """A trainer of small nets and 48 tables an update in three deal blocks, with every
+    opponent kind, playing on ``actors`` workers of ``backend`` (0: in this process)."""
+    from agents.nets.policy import ModelConfig  # torch: only the training tests load it
+    from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer  # torch, as above
+    from texas42_env.rules import RulesConfig
+
+    ppo = {"tables": 48, "deal_block": 16, "minibatch": 256, "epochs": 2, **ppo}
+    opponents = OpponentsConfig(self_play=0.3, pool=0.3, heuristic=0.2, random=0.2,
+                                snapshot_every=1)
+    return Trainer(RulesConfig.make(), ModelConfig(hidden=32, bid_hidden=32),
+                   PPOConfig(**ppo), opponents, seed=seed, updates=4, actors=actors,
+                   backend=backend)
+
+
+def trained(trainer, updates: int = 3, after_first=None) -> dict:
+    """``trainer``'s weights after ``updates`` updates (``after_first(trainer)`` called once
+    the first is done), the trainer closed however it ends."""
+    try:
+        for i in range(updates):
+            trainer.train_update()
+            if after_first is not None and i == 0:
+                after_first(trainer)
+    finally:
+        trainer.close()
+    return trainer.policy.state_dict()
+
+
+def same_weights(a: dict, b: dict) -> bool:
+    """Two state dicts hold the same tensors, bit for bit."""
+    import torch  # torch: only the training tests load it
+
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def assert_a_killed_learner_resumes_exactly(tmp_path, where: list[str], updates: int) -> None:
+    """scripts/train.py with ``where`` (its actors' keys), SIGKILLed with its process group
+    after its first checkpoints and resumed with ``where``, ends with the weights of an
+    unbroken run in one process."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from agents.nets.checkpoint import load_checkpoint  # torch: only the training tests
+
+    base = [f"updates={updates}", "algorithm.tables=32", "algorithm.deal_block=16",
+            "algorithm.minibatch=128", "algorithm.epochs=1", "model.hidden=16",
+            "model.bid_hidden=16", "checkpoint_every=1", "keep_checkpoints=10", "eval.every=0",
+            "eval.against=[]", "progress=false", "opponents.snapshot_every=1", "seed=2"]
+    train = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "train.py")]
+    whole = subprocess.run(train + base + [f"hydra.run.dir={tmp_path / 'whole'}"],
+                           capture_output=True, text=True, timeout=600)
+    assert whole.returncode == 0, whole.stderr[-2000:]
+    run = tmp_path / "killed"
+    driver = subprocess.Popen(train + base + where + [f"hydra.run.dir={run}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    ckpts = run / "checkpoints"
+    end = time.time() + 300
+    while time.time() < end and len(list(ckpts.glob("ckpt_*.pt"))) < 2:
+        time.sleep(0.05)
+    os.killpg(driver.pid, signal.SIGKILL)  # the learner and any actors it started, at once
+    driver.wait(timeout=60)
+    done = len(list(ckpts.glob("ckpt_*.pt")))
+    assert 2 <= done < updates, "the learner was not killed mid-run"
+    again = subprocess.run(train + [f"resume={run}"] + where, capture_output=True, text=True,
+                           timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "resume: continuing" in again.stdout
+    last = f"ckpt_{updates:06d}.pt"
+    a = load_checkpoint(tmp_path / "whole" / "checkpoints" / last)
+    b = load_checkpoint(ckpts / last)
+    assert same_weights(a["model"]["state_dict"], b["model"]["state_dict"])
+    assert a["step"] == b["step"]
+
+
 def stepped(game, st, action: int):
     """A copy of one-table state ``st`` after ``action``."""
     nxt = st.copy()

@@ -15,53 +15,20 @@ import numpy as np
 import pytest
 import torch
 
-from agents.nets.checkpoint import load_checkpoint
 from agents.nets.device import resolve_device
-from agents.nets.policy import ModelConfig
-from agents.scale.backend import Backend
-from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer
 from agents.training.rollout import merge
-from texas42_env.rules import ConfigError, RulesConfig
+from helpers import actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
+from texas42_env.rules import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ModelConfig(hidden=32, bid_hidden=32)
-MIXED = dict(self_play=0.3, pool=0.3, heuristic=0.2, random=0.2, snapshot_every=1)
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
-
-
-def actor_trainer(actors=0, backend=None, seed=5, **ppo) -> Trainer:
-    ppo = {"tables": 48, "deal_block": 16, "minibatch": 256, "epochs": 2, **ppo}
-    return Trainer(RulesConfig.make(), TINY, PPOConfig(**ppo), OpponentsConfig(**MIXED),
-                   seed=seed, updates=4, actors=actors, backend=backend)
-
-
-def trained(trainer: Trainer, updates: int = 3) -> dict[str, torch.Tensor]:
-    try:
-        for _ in range(updates):
-            trainer.train_update()
-    finally:
-        trainer.close()
-    return trainer.policy.state_dict()
-
-
-def same(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-
-
-@pytest.fixture(scope="module")
-def alone() -> tuple[dict, int]:
-    """Three updates in this process (actors: 0): the weights and samples every other
-    arrangement must give."""
-    torch.set_num_threads(1)
-    t = actor_trainer()
-    return trained(t), t.samples
 
 
 @pytest.mark.parametrize("actors", [1, 2])
 def test_local_actors_give_the_weights_of_one_process(alone, actors):
     t = actor_trainer(actors)
-    assert same(trained(t), alone[0]) and t.samples == alone[1]
+    assert same_weights(trained(t), alone[0]) and t.samples == alone[1]
 
 
 def test_the_blocks_merge_into_the_rollout_of_their_tables():
@@ -93,40 +60,13 @@ def test_a_killed_local_actor_is_replaced_and_its_blocks_made_once(alone, capsys
     finally:
         t.close()
     assert "a local worker process died; starting another" in capsys.readouterr().out
-    assert same(weights, alone[0]) and t.samples == alone[1]  # counted once
+    assert same_weights(weights, alone[0]) and t.samples == alone[1]  # counted once
 
 
 def test_a_learner_killed_mid_run_resumes_exactly(tmp_path):
     """scripts/train.py with two local actors, SIGKILLed after its first checkpoint; resumed,
     it ends with the weights of a run that was never stopped."""
-    base = ["updates=6", "algorithm.tables=32", "algorithm.deal_block=16",
-            "algorithm.minibatch=128", "algorithm.epochs=1", "model.hidden=16",
-            "model.bid_hidden=16", "checkpoint_every=1", "keep_checkpoints=10", "eval.every=0",
-            "eval.against=[]", "progress=false", "opponents.snapshot_every=1", "seed=2"]
-    train = [sys.executable, str(ROOT / "scripts" / "train.py")]
-    whole = subprocess.run(train + base + [f"hydra.run.dir={tmp_path / 'whole'}"],
-                           capture_output=True, text=True, timeout=600)
-    assert whole.returncode == 0, whole.stderr[-2000:]
-    run = tmp_path / "killed"
-    driver = subprocess.Popen(train + base + ["actors=2", f"hydra.run.dir={run}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
-    ckpts = run / "checkpoints"
-    end = time.time() + 300
-    while time.time() < end and len(list(ckpts.glob("ckpt_*.pt"))) < 2:
-        time.sleep(0.05)
-    os.killpg(driver.pid, signal.SIGKILL)  # the learner and its actors at once
-    driver.wait(timeout=60)
-    done = len(list(ckpts.glob("ckpt_*.pt")))
-    assert 2 <= done < 6, "the run was not killed mid-way"
-    again = subprocess.run(train + [f"resume={run}", "actors=2"], capture_output=True,
-                           text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert "resume: continuing" in again.stdout
-    a = load_checkpoint(tmp_path / "whole" / "checkpoints" / "ckpt_000006.pt")
-    b = load_checkpoint(ckpts / "ckpt_000006.pt")
-    assert same(a["model"]["state_dict"], b["model"]["state_dict"])
-    assert a["step"] == b["step"]
+    assert_a_killed_learner_resumes_exactly(tmp_path, ["actors=2"], updates=6)
 
 
 def test_a_device_torch_cannot_use_is_one_line_and_a_non_zero_exit(tmp_path):

@@ -23,6 +23,7 @@ from agents.arena.tournament import TournamentConfig, run_tournament
 from agents.bidding.dataset import DataConfig, chunk_path, generate
 from agents.scale.backend import Backend, worker_env
 from agents.training.generation import SelfPlaySettings, self_play_batches
+from helpers import actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
 
 ROOT = Path(__file__).resolve().parents[1]
 RAY = str(Path(sys.executable).parent / "ray")
@@ -116,18 +117,24 @@ def test_ray_workers_take_one_thread_each(cluster):
     assert got == [worker_env()[k] for k in names] and "1" in got
 
 
-def _task_pids() -> list[int]:
-    """Ray worker processes running one of our tasks now."""
+def _pids(prefix: bytes) -> list[int]:
+    """Processes whose command line starts with ``prefix`` (Ray names a worker by what it
+    runs: ``ray::_apply`` a task of ours, ``ray::_RayHolder.call`` an actor's call)."""
     out = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if f.read().startswith(b"ray::_apply"):
+                    if f.read().startswith(prefix):
                         out.append(int(pid))
             except OSError:
                 continue
     return out
+
+
+def _task_pids() -> list[int]:
+    """Ray worker processes running one of our tasks now."""
+    return _pids(b"ray::_apply")
 
 
 SLOW = {"pimc": {"name": "pimc", "n_worlds": 4, "bidding": "heuristic"},
@@ -194,62 +201,9 @@ def test_a_killed_driver_resumes_from_what_is_on_disk(cluster, tmp_path):
 
 
 # ----------------------------------------------------------------- the actor-learner on Ray
-def _actor_trainer(actors=0, backend=None):
-    from agents.nets.policy import ModelConfig
-    from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer
-    from texas42_env.rules import RulesConfig
-
-    ppo = PPOConfig(tables=48, deal_block=16, minibatch=256, epochs=2)
-    opponents = OpponentsConfig(self_play=0.3, pool=0.3, heuristic=0.2, random=0.2,
-                                snapshot_every=1)
-    return Trainer(RulesConfig.make(), ModelConfig(hidden=32, bid_hidden=32), ppo, opponents,
-                   seed=5, updates=4, actors=actors, backend=backend)
-
-
-def _trained(trainer, updates: int = 3, between=None) -> dict:
-    try:
-        for i in range(updates):
-            trainer.train_update()
-            if between is not None and i == 0:
-                between(trainer)
-    finally:
-        trainer.close()
-    return trainer.policy.state_dict()
-
-
-def _same(a: dict, b: dict) -> bool:
-    import torch
-
-    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-
-
-@pytest.fixture(scope="module")
-def alone():
-    """Three updates in this process at one torch thread: what Ray's actors must give."""
-    import torch
-
-    torch.set_num_threads(1)
-    t = _actor_trainer()
-    return _trained(t), t.samples
-
-
 def test_ray_actors_give_the_weights_of_one_process(cluster, alone):
-    t = _actor_trainer(2, Backend("ray", 2, cluster))
-    assert _same(_trained(t), alone[0]) and t.samples == alone[1]
-
-
-def _holder_pids() -> list[int]:
-    """Ray worker processes holding one of our actors (a rollout worker)."""
-    out = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if f.read().startswith(b"ray::_RayHolder"):
-                        out.append(int(pid))
-            except OSError:
-                continue
-    return out
+    t = actor_trainer(2, Backend("ray", 2, cluster))
+    assert same_weights(trained(t), alone[0]) and t.samples == alone[1]
 
 
 def test_a_ray_actor_killed_mid_update_is_restarted_and_its_blocks_counted_once(cluster,
@@ -263,8 +217,7 @@ def test_a_ray_actor_killed_mid_update_is_restarted_and_its_blocks_counted_once(
         def kill() -> None:
             end = time.time() + 60
             while time.time() < end and not killed:
-                pids = _holder_pids()
-                busy = [p for p in pids if _cmdline(p).startswith(b"ray::_RayHolder.call")]
+                busy = _pids(b"ray::_RayHolder.call")  # an actor playing a block now
                 if busy:
                     try:
                         os.kill(busy[0], signal.SIGKILL)
@@ -275,49 +228,14 @@ def test_a_ray_actor_killed_mid_update_is_restarted_and_its_blocks_counted_once(
 
         threading.Thread(target=kill, daemon=True).start()
 
-    t = _actor_trainer(2, Backend("ray", 2, cluster))
-    weights = _trained(t, 3, between=kill_during_the_next_update)
+    t = actor_trainer(2, Backend("ray", 2, cluster))
+    weights = trained(t, 3, after_first=kill_during_the_next_update)
     assert killed, "no actor was seen playing to be killed"
-    assert _same(weights, alone[0]) and t.samples == alone[1]
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
+    assert same_weights(weights, alone[0]) and t.samples == alone[1]
 
 
 def test_a_learner_with_ray_actors_killed_mid_run_resumes_exactly(cluster, tmp_path):
     """scripts/train.py with two Ray actors, SIGKILLed after its first checkpoints; resumed
     on Ray, it ends with the weights of an unbroken run in one process."""
-    from agents.nets.checkpoint import load_checkpoint
-
-    base = ["updates=5", "algorithm.tables=32", "algorithm.deal_block=16",
-            "algorithm.minibatch=128", "algorithm.epochs=1", "model.hidden=16",
-            "model.bid_hidden=16", "checkpoint_every=1", "keep_checkpoints=10", "eval.every=0",
-            "eval.against=[]", "progress=false", "opponents.snapshot_every=1", "seed=2"]
-    train = [sys.executable, str(ROOT / "scripts" / "train.py")]
-    whole = subprocess.run(train + base + [f"hydra.run.dir={tmp_path / 'whole'}"],
-                           capture_output=True, text=True, timeout=600)
-    assert whole.returncode == 0, whole.stderr[-2000:]
-    run = tmp_path / "killed"
-    on_ray = ["actors=2", "backend=ray", f"ray.address={cluster}"]
-    driver = subprocess.Popen(train + base + on_ray + [f"hydra.run.dir={run}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ckpts = run / "checkpoints"
-    end = time.time() + 300
-    while time.time() < end and len(list(ckpts.glob("ckpt_*.pt"))) < 2:
-        time.sleep(0.05)
-    driver.send_signal(signal.SIGKILL)
-    driver.wait(timeout=60)
-    done = len(list(ckpts.glob("ckpt_*.pt")))
-    assert 2 <= done < 5, "the learner was not killed mid-run"
-    again = subprocess.run(train + [f"resume={run}"] + on_ray, capture_output=True,
-                           text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-2000:]
-    assert "resume: continuing" in again.stdout
-    a = load_checkpoint(tmp_path / "whole" / "checkpoints" / "ckpt_000005.pt")
-    b = load_checkpoint(ckpts / "ckpt_000005.pt")
-    assert _same(a["model"]["state_dict"], b["model"]["state_dict"]) and a["step"] == b["step"]
+    assert_a_killed_learner_resumes_exactly(
+        tmp_path, ["actors=2", "backend=ray", f"ray.address={cluster}"], updates=5)

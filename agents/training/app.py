@@ -216,8 +216,6 @@ def run_training(config: TrainConfig, run_dir: str | Path,
     (``ConfigError`` naming it). ``None`` means every key of ``MAY_CHANGE_ON_RESUME`` in
     ``config`` is taken and the others that differ are reported as ignored (for callers that
     build the config themselves). Ctrl-C raises ``TrainingInterrupted``."""
-    from torch.utils.tensorboard import SummaryWriter  # tensorboard: only when training
-
     resumed = ckpt = None
     if config.resume:
         ckpt = resume_point(config.resume)

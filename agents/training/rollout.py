@@ -65,6 +65,9 @@ class Rollout:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+TIMED = ("core", "encode", "inference")  # the parts of ``Rollout.seconds``
+
+
 @dataclass(frozen=True)
 class RolloutSettings:
     """What every actor of a run is built from (plain values: they travel to workers)."""
@@ -112,7 +115,6 @@ class RolloutWorker:
             if s.critic == "perfect" else None
         self._policies: dict[str, Policy] = {}  # by the Shared key of their weights
         self._heuristic = None
-        self._seconds = {"core": 0.0, "encode": 0.0, "inference": 0.0}  # this block's
 
     def _policy(self, weights: Shared) -> Policy:
         if weights.key not in self._policies:
@@ -157,7 +159,7 @@ class RolloutWorker:
         nxt_parts = []
         n = 0
         step = 0
-        self._seconds = spent = {"core": 0.0, "encode": 0.0, "inference": 0.0}
+        spent = dict.fromkeys(TIMED, 0.0)
         clock = time.perf_counter
         while True:
             active = st.phase < HAND_OVER
@@ -191,7 +193,7 @@ class RolloutWorker:
                         chunks[k].append(x)
                 n += rows.size
             self._opponents_act(st, active & ~learn, seats, kind, member, actions, pool, rng,
-                                generator)
+                                generator, spent)
             t0 = clock()
             game.step(st, actions)
             spent["core"] += clock() - t0
@@ -230,7 +232,7 @@ class RolloutWorker:
         return out
 
     def _opponents_act(self, st, rows_mask, seats, kind, member, actions, pool, rng,
-                       generator) -> None:
+                       generator, spent: dict[str, float]) -> None:
         rows = np.flatnonzero(rows_mask)
         if rows.size == 0:
             return
@@ -244,7 +246,7 @@ class RolloutWorker:
         t0 = time.perf_counter()
         obs = self.encoder.encode(st, seats[rows], idx=rows)
         t1 = time.perf_counter()
-        self._seconds["encode"] += t1 - t0
+        spent["encode"] += t1 - t0
         sel = k == OPPONENT_KINDS.index("heuristic")
         if sel.any():
             if self._heuristic is None:
@@ -255,7 +257,7 @@ class RolloutWorker:
             sel = pool_rows & (member[rows] == j)
             a, _, _ = self._policy(pool[int(j)]).act(obs[sel], masks[sel], generator)
             actions[rows[sel]] = a
-        self._seconds["inference"] += time.perf_counter() - t1
+        spent["inference"] += time.perf_counter() - t1
 
 
 def merge(parts: list[Rollout], schedule: tuple[float, ...]) -> Rollout:
@@ -285,7 +287,7 @@ def merge(parts: list[Rollout], schedule: tuple[float, ...]) -> Rollout:
             stats[f"rollout/return_vs_{k}"] = float(mine[kind == i].mean())
     for i, k in enumerate(OPPONENT_KINDS):
         stats[f"opponents/{k}"] = float(schedule[i])
-    for k in ("core", "encode", "inference"):  # summed over the blocks' workers
+    for k in TIMED:  # summed over the blocks' workers
         stats[f"perf/{k}_s"] = float(sum(p.seconds.get(k, 0.0) for p in parts))
     return Rollout(cat("obs"), cat("critic_obs"), cat("masks"), cat("actions"), cat("logp"),
                    cat("values"), cat("rewards"), cat("nxt", shift=True), cat("step"),
