@@ -34,6 +34,7 @@ from agents.baselines.pimc import PimcAgent
 from agents.bidding.bidders import SimBidder
 from agents.bidding.bidnet import LearnedBidder, untrained_checkpoint
 from agents.driver import act_rows
+from agents.nets.device import resolve_precision
 from agents.scale.backend import Backend
 
 BATCHES = (1, 64, 1024, 4096, 8192)
@@ -391,7 +392,8 @@ def bench_bidding(n: int = 16, seed: int = 0, bidnet: str | None = None) -> dict
 
 
 def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: int | str = 1,
-                model=None, ready: Callable[[], object] | None = None, workers: int = 1) -> dict:
+                model=None, ready: Callable[[], object] | None = None, workers: int = 1,
+                precision: str = "fp32", staleness: int = 0) -> dict:
     """Samples per second end to end (rollouts and learning) with the default configs, over
     ``updates`` updates after one warm-up update (which starts any actor processes).
 
@@ -402,7 +404,11 @@ def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: in
     is then ignored). The row splits the time: the rollout's wall time and the learner's,
     and within the rollout the workers' seconds in core stepping, observation encoding and
     net inference (summed over the actors: with N actors up to N times the rollout's wall
-    time). ``ready``: called after the warm-up, before the timing (``bench_train_pair``)."""
+    time). ``ready``: called after the warm-up, before the timing (``bench_train_pair``).
+    ``precision``: the learner's (``fp32``, training's default; ``bf16``; ``auto``: bf16
+    where the CPU computes it natively). ``staleness``: ``algorithm.staleness`` (1: the
+    actors play the next update while the learner trains; the run has one update more than
+    timed, so the last timed one overlaps too)."""
     import torch  # torch: only for this benchmark
 
     from agents.nets.policy import ModelConfig  # torch, as above
@@ -410,9 +416,12 @@ def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: in
 
     actors = 0 if workers == 1 else workers
     use_threads(threads if workers == 1 else workers)
-    trainer = Trainer(RulesConfig.make(), model or ModelConfig(), PPOConfig(tables=tables),
-                      OpponentsConfig(), seed=seed, updates=updates + 1, actors=actors,
-                      backend=Backend("local", actors) if actors else None)
+    precision = resolve_precision(precision, torch.device("cpu"))
+    trainer = Trainer(RulesConfig.make(), model or ModelConfig(),
+                      PPOConfig(tables=tables, staleness=staleness),
+                      OpponentsConfig(), seed=seed, updates=updates + 2, actors=actors,
+                      backend=Backend("local", actors) if actors else None,
+                      precision=precision)
     try:
         trainer.train_update()
         if ready is not None:
@@ -431,7 +440,9 @@ def bench_train(updates: int = 5, tables: int = 1024, seed: int = 0, threads: in
     return {"kind": "train", "workers": workers, "actors": actors, "tables": tables,
             "updates": updates, "samples": n, "seconds": dt, "samples_per_s": n / dt,
             "rollout_share": spent["rollout_s"] / dt, "learn_share": spent["learn_s"] / dt,
-            "split_s": spent, "threads": torch.get_num_threads(), "cores": cores()}
+            "split_s": spent, "threads": torch.get_num_threads(), "precision": precision,
+            "staleness": staleness,
+            "cores": cores()}
 
 
 def _train_process(index: int, start, results, kwargs: dict) -> None:
@@ -441,13 +452,13 @@ def _train_process(index: int, start, results, kwargs: dict) -> None:
 
 
 def bench_train_pair(updates: int = 5, tables: int = 1024, seed: int = 0, model=None,
-                     timeout: float = 900.0) -> dict:
+                     timeout: float = 900.0, precision: str = "fp32") -> dict:
     """Two training processes at once (spawned, one torch thread each, the same work), timed
     over the same stretch (both start after their warm-up): each one's samples per second
     and their sum. What two runs sharing the machine get."""
     ctx = mp.get_context("spawn")
     start, results = ctx.Barrier(2, timeout=timeout), ctx.Queue()
-    kwargs = dict(updates=updates, tables=tables, seed=seed, model=model)
+    kwargs = dict(updates=updates, tables=tables, seed=seed, model=model, precision=precision)
     procs = [ctx.Process(target=_train_process, args=(i, start, results, kwargs), daemon=True)
              for i in range(2)]
     for proc in procs:
@@ -539,7 +550,8 @@ AGENT_KINDS = ("solver", "pimc", "bidding", "train", "tournament", "shipped")
 
 
 def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
-                bidnet: str | None = None, ruleset: str = "standard") -> dict:
+                bidnet: str | None = None, ruleset: str = "standard",
+                precision: str = "fp32") -> dict:
     """The agents' benchmarks: the exact solver, PIMC decisions, bid decisions, PPO
     training throughput (one process alone, then two at once, in one run: the two-process
     figures under the train row's ``two_processes``)."""
@@ -553,17 +565,19 @@ def bench_agent(kind: str, seed: int = 0, solver_n: int = 200, pimc_n: int = 32,
         return bench_tournament(seed=seed)
     if kind == "shipped":
         return bench_shipped(seed=seed, ruleset=ruleset)
-    row = bench_train(seed=seed)
-    pair = bench_train_pair(seed=seed)
+    row = bench_train(seed=seed, precision=precision)
+    pair = bench_train_pair(seed=seed, precision=precision)
     row["two_processes"] = {**pair, "vs_alone": pair["total_samples_per_s"] / row["samples_per_s"]}
     return row
 
 
 def bench_train_workers(workers: Sequence[int], seed: int = 0, updates: int = 5,
-                        tables: int = 1024) -> list[dict]:
+                        tables: int = 1024, precision: str = "fp32",
+                        staleness: int = 0) -> list[dict]:
     """``bench_train`` at each of ``workers`` in turn, in one run; every row after the first
     carries ``vs_first``, its samples per second over the first row's."""
-    rows = [bench_train(updates=updates, tables=tables, seed=seed, workers=w) for w in workers]
+    rows = [bench_train(updates=updates, tables=tables, seed=seed, workers=w,
+                        precision=precision, staleness=staleness) for w in workers]
     for row in rows[1:]:
         row["vs_first"] = row["samples_per_s"] / rows[0]["samples_per_s"]
     return rows
@@ -575,7 +589,8 @@ def train_workers_row(row: dict) -> str:
     who = ("one process" if row["actors"] == 0 else
            f"{row['actors']} actor processes + the learner")
     text = (f" train: {row['workers']} worker{'s' * (row['workers'] > 1)} ({who}, learner "
-            f"{row['threads']} thread{'s' * (row['threads'] > 1)}): "
+            f"{row['threads']} thread{'s' * (row['threads'] > 1)}, {row['precision']}"
+            f"{', staleness 1' if row.get('staleness') else ''}): "
             f"{row['samples_per_s']:,.0f} samples/s")
     if "vs_first" in row:
         text += f" (x{row['vs_first']:.2f} the first row)"

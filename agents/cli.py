@@ -175,6 +175,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.workers and "train" not in kinds:
         return _refuse("bench", "--workers", "counts the actors of kind train: add train to "
                        "--kinds")
+    if args.staleness and not args.workers:
+        return _refuse("bench", "--staleness", "applies to kind train with --workers: add "
+                       "--workers 1,2")
     if "bidding" in kinds and args.bidnet:  # refuse a bad checkpoint before any timing
 
         try:
@@ -201,7 +204,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
             row = bench.bench_worlds(seconds=args.seconds)
         elif kind == "train" and args.workers:
-            for row in bench.bench_train_workers(args.workers, seed=args.seed):
+            for row in bench.bench_train_workers(args.workers, seed=args.seed,
+                                                 precision=args.precision,
+                                                 staleness=args.staleness):
                 rows.append(row)
                 if not args.json:
                     print(bench.train_workers_row(row), flush=True)
@@ -209,7 +214,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         elif kind in bench.AGENT_KINDS:
             row = bench.bench_agent(kind, seed=args.seed, solver_n=args.solver_n,
                                     pimc_n=args.pimc_n, bidnet=args.bidnet,
-                                    ruleset=args.ruleset)
+                                    ruleset=args.ruleset, precision=args.precision)
             rows.append(row)
             if not args.json:
                 print(bench.agent_row(row), flush=True)
@@ -438,6 +443,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "process; N: N actor processes and a learner of N threads), timed in one "
                    "run with where the time goes (default: one process, then two training "
                    "processes at once)")
+    p.add_argument("--precision", choices=("fp32", "bf16", "auto"), default="fp32",
+                   help="kind train: the learner's arithmetic (default fp32, as training; "
+                   "auto: bf16 where the CPU computes it natively)")
+    p.add_argument("--staleness", type=int, choices=(0, 1), default=0,
+                   help="kind train with --workers: algorithm.staleness (default 0: the actors "
+                   "wait while the learner trains; 1: they play the next update meanwhile)")
     p.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     p.set_defaults(func=_cmd_bench)
 

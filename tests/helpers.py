@@ -63,9 +63,10 @@ def tiny_training(**over) -> dict:
     return d
 
 
-def actor_trainer(actors=0, backend=None, seed=5, **ppo):
+def actor_trainer(actors=0, backend=None, seed=5, precision="fp32", **ppo):
     """A trainer of small nets and 48 tables an update in three deal blocks, with every
-    opponent kind, playing on ``actors`` workers of ``backend`` (0: in this process)."""
+    opponent kind, playing on ``actors`` workers of ``backend`` (0: in this process); the
+    ``ppo`` keys over these."""
     from agents.nets.policy import ModelConfig  # torch: only the training tests load it
     from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer  # torch, as above
     from texas42_env.rules import RulesConfig
@@ -75,7 +76,7 @@ def actor_trainer(actors=0, backend=None, seed=5, **ppo):
                                 snapshot_every=1)
     return Trainer(RulesConfig.make(), ModelConfig(hidden=32, bid_hidden=32),
                    PPOConfig(**ppo), opponents, seed=seed, updates=4, actors=actors,
-                   backend=backend)
+                   backend=backend, precision=precision)
 
 
 def trained(trainer, updates: int = 3, after_first=None) -> dict:

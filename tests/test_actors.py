@@ -15,8 +15,10 @@ import numpy as np
 import pytest
 import torch
 
+import pickle
+
 from agents.nets.device import resolve_device
-from agents.training.rollout import merge
+from agents.training.rollout import merge, pack_rows, unpack_rows
 from helpers import actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
 from texas42_env.rules import ConfigError
 
@@ -47,6 +49,43 @@ def test_the_blocks_merge_into_the_rollout_of_their_tables():
     assert np.array_equal(ro.obs[lo:lo + second.actions.size], second.obs)
     again = merge([first, second, t.worker.play(tasks[2])], tasks[0].schedule)
     assert np.array_equal(again.nxt, ro.nxt) and np.array_equal(again.rewards, ro.rewards)
+
+
+def test_staleness_one_gives_one_set_of_weights_whatever_the_actors(alone):
+    """algorithm.staleness 1 (update k+1's hands played while update k learns, with the
+    weights before it): the same weights in one process and on two actors, and other
+    weights than the synchronous run's."""
+    here = actor_trainer(0, staleness=1)
+    one = trained(here)
+    two = actor_trainer(2, staleness=1)
+    assert same_weights(trained(two), one) and two.samples == here.samples
+    assert not same_weights(one, alone[0])
+
+
+def test_a_checkpoint_mid_staleness_resumes_the_rollout_under_way():
+    """With staleness 1 a checkpoint holds what the next update's rollout (under way when it
+    was written) plays with; a trainer loaded from it, here on two actors, ends with the
+    weights of a run that never stopped."""
+    whole = trained(actor_trainer(0, staleness=1))
+    first = actor_trainer(0, staleness=1)
+    trained(first, 1)
+    state = pickle.loads(pickle.dumps(first.state_dict()))
+    assert state["pending"]["update"] == 1
+    again = actor_trainer(2, staleness=1)
+    again.load_state_dict(state)
+    assert same_weights(trained(again, 2), whole)
+    assert actor_trainer().state_dict()["pending"] is None  # staleness 0: nothing under way
+
+
+def test_an_actors_rollout_travels_packed_and_arrives_bit_for_bit():
+    ro = actor_trainer().rollout()
+    back = pickle.loads(pickle.dumps(ro))
+    assert back.obs.dtype == np.float32 and back.obs.flags.c_contiguous
+    assert np.array_equal(back.obs.view(np.uint32), ro.obs.view(np.uint32))
+    assert len(pickle.dumps(ro)) < ro.obs.nbytes / 4  # the observations packed
+    odd = np.array([[0.0, -0.0, 1.0, 0.5, np.nan, -1.0, np.inf]], np.float32)
+    assert np.array_equal(unpack_rows(pack_rows(odd)).view(np.uint32), odd.view(np.uint32))
+    assert unpack_rows(pack_rows(np.zeros((0, 5), np.float32))).shape == (0, 5)
 
 
 def test_a_killed_local_actor_is_replaced_and_its_blocks_made_once(alone, capsys):

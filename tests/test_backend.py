@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from importlib import import_module
 
 import pytest
 
@@ -27,6 +29,19 @@ def test_generators_hold_one_object_each_and_answer_in_item_order():
     for workers in (1, 2):
         with Backend("local", workers).generators(partial(complex, 0, 1)) as g:
             assert list(g.map("__mul__", [1, 2, 3])) == [1j, 2j, 3j]
+
+
+def test_local_generators_start_every_worker_and_hand_out_items_at_once():
+    """Every process is up (its object built) before the generators return, and ``map``
+    gives the workers its items when called, not when its results are first read: what
+    lets a trainer's actors play while its learner trains."""
+    with Backend("local", 2).generators(partial(import_module, "time")) as g:
+        assert len(g._pool._processes) == 2
+        results = g.map("clock_gettime", [time.CLOCK_REALTIME] * 3)  # each worker's clock
+        time.sleep(0.5)
+        read = time.time()
+        made = list(results)
+    assert len(made) == 3 and all(t < read for t in made)
 
 
 def test_bad_backends_and_worker_counts_are_refused():

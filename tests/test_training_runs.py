@@ -345,7 +345,7 @@ def test_the_train_bench_times_two_processes_at_once_beside_one_alone():
     alone = bench.bench_train(updates=1, tables=16, model=small)
     assert set(alone) == {"kind", "workers", "actors", "tables", "updates", "samples",
                           "seconds", "samples_per_s", "rollout_share", "learn_share",
-                          "split_s", "threads", "cores"}
+                          "split_s", "threads", "precision", "staleness", "cores"}
     assert alone["threads"] == 1 and alone["samples"] > 16
     pair = bench.bench_train_pair(updates=1, tables=16, model=small)
     assert pair["processes"] == 2 and pair["threads"] == [1, 1]
@@ -411,13 +411,39 @@ def test_the_train_bench_by_workers_gives_a_row_each_with_where_the_time_went(mo
     assert rows[1]["vs_first"] == rows[1]["samples_per_s"] / rows[0]["samples_per_s"]
     text = bench.train_workers_row(rows[1])
     assert text.startswith(" train: 2 workers (2 actor processes + the learner, learner 2 "
-                           "threads): ") and "core stepping" in text and "net inference" in text
+                           "threads, fp32): ") and "core stepping" in text and "net inference" in text
 
 
-def test_bench_workers_without_kind_train_is_refused():
+def test_the_learner_in_bf16_trains_other_weights_and_a_resume_says_so(tmp_path, capsys):
+    """precision bf16: the learner's passes under autocast, its weights float32 and other
+    than fp32's; a run resumed in another precision says its weights round differently."""
+    from helpers import actor_trainer, same_weights, trained
+
+    fp32, bf16 = actor_trainer(), actor_trainer(precision="bf16")
+    assert bf16.precision == "bf16" and fp32.precision == "fp32"
+    a, b = trained(fp32, 1), trained(bf16, 1)
+    assert all(v.dtype == torch.float32 and torch.isfinite(v).all() for v in b.values())
+    assert not same_weights(a, b)
+    with pytest.raises(ValueError, match="precision: fp32 or bf16, not 'half'"):
+        actor_trainer(precision="half")
+    cfg = tiny_training(updates=1, warm_start=dict(hands=0), eval=dict(every=0, against=[]))
+    run_training(TrainConfig.from_dict(cfg), tmp_path / "run")
+    capsys.readouterr()
+    run_training(TrainConfig.from_dict({**cfg, "updates": 2, "precision": "bf16",
+                                        "resume": str(tmp_path / "run")}), tmp_path / "run")
+    assert ("resume: the run's learner computed in fp32, now in bf16: the weights from here "
+            "round differently") in capsys.readouterr().out
+
+
+def test_bench_workers_without_kind_train_is_refused(capsys):
     from agents.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["bench", "--kinds", "core", "--workers", "0"])
     assert e.value.code == 2
     assert main(["bench", "--kinds", "core", "--workers", "2"]) == 2
+    capsys.readouterr()
+    assert main(["bench", "--kinds", "train", "--staleness", "1"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "texas42 bench: argument --staleness: applies to kind train with --workers: add "
+        "--workers 1,2")

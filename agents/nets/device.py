@@ -6,6 +6,14 @@ device torch cannot use is a ``ConfigError`` naming the key and what this instal
 before any work starts. Checkpoints are always written from CPU copies and read onto the
 CPU (``agents/nets/checkpoint.py``), so a net trained on a GPU plays on a CPU-only install
 and the reverse.
+
+``precision`` (``auto`` | ``fp32`` | ``bf16``), beside it, is the arithmetic of the learner's
+forward and backward passes: ``fp32`` (the default, the same weights on every machine for a
+seed), or ``bf16`` under torch's autocast to bfloat16 (weights, optimizer and losses stay
+float32; the trunks' matrix products round to bfloat16): meant for devices that compute
+bfloat16 natively (a GPU's tensor cores; on a 2-core CPU with AVX512-BF16 it gained nothing
+end to end), and weights that differ from fp32's. ``auto`` takes bf16 there (a CUDA GPU
+with bfloat16, a CPU with AVX512-BF16 or AMX) and fp32 elsewhere.
 """
 
 from __future__ import annotations
@@ -64,6 +72,32 @@ def resolve_device(name: str, key: str = "device") -> Any:
     return torch.device(name)
 
 
+PRECISION = Rule(test=lambda v: v in ("auto", "fp32", "bf16"), says="auto, fp32 or bf16")
+
+
+def native_bf16(device: Any) -> bool:
+    """Whether ``device`` (a ``torch.device``) computes bfloat16 natively."""
+    import torch  # torch: only when a device is chosen
+
+    if device.type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    if device.type == "cpu":
+        cpu = torch.cpu
+        return any(bool(getattr(cpu, test, lambda: False)())
+                   for test in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    return False
+
+
+def resolve_precision(name: str, device: Any, key: str = "precision") -> str:
+    """``fp32`` or ``bf16``: what ``name`` means on ``device``; ``ConfigError`` (naming
+    ``key``) for a name not in ``PRECISION``."""
+    if name not in ("auto", "fp32", "bf16"):
+        raise ConfigError(key=key, value=name, allowed=PRECISION.says)
+    if name == "auto":
+        return "bf16" if native_bf16(device) else "fp32"
+    return name
+
+
 def on_cpu(x: Any) -> Any:
     """``x`` (tensors in dicts, lists and tuples) with every tensor copied to the CPU, for
     checkpoints and for workers."""
@@ -78,4 +112,5 @@ def on_cpu(x: Any) -> Any:
     return x
 
 
-__all__ = ["DEVICE", "available", "on_cpu", "resolve_device"]
+__all__ = ["DEVICE", "PRECISION", "available", "native_bf16", "on_cpu", "resolve_device",
+           "resolve_precision"]

@@ -16,6 +16,7 @@ reads the perfect-information view (all hands); the policy never sees it.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -70,12 +71,19 @@ class PolicyNet(nn.Module):
         nn.init.zeros_(self.logits.bias)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor,
-                critic_obs: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.trunk(obs)
+                critic_obs: torch.Tensor | None = None,
+                bf16: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """``bf16``: the trunks under autocast to bfloat16, the heads in float32 (the
+        learner's ``precision: bf16``)."""
+        critic = self.critic_size and critic_obs is not None
+        with torch.autocast(obs.device.type, torch.bfloat16) if bf16 else nullcontext():
+            h = self.trunk(obs)
+            c = self.critic[0](critic_obs) if critic else None
+        if bf16:
+            h, c = h.float(), c.float() if critic else None
         logits = self.logits(h).masked_fill(~mask, NEG)
         if self.critic_size:
-            value = self.critic(critic_obs).squeeze(-1) if critic_obs is not None else \
-                torch.zeros(obs.shape[0])
+            value = self.critic[1](c).squeeze(-1) if critic else torch.zeros(obs.shape[0])
         else:
             value = self.value_head(h).squeeze(-1)
         return logits, value

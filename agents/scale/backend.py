@@ -16,7 +16,9 @@ run at once). Two ways to use it:
   retried and stops the run.
 - ``generators(factory)``: workers that each build ``factory()`` once (an object holding an
   agent, a network) and answer ``map(method, items)`` with ``getattr(obj, method)(item)``
-  for each item, in item order (local processes, or Ray actors restarted when they die).
+  for each item, in item order (local processes, or Ray actors restarted when they die),
+  every item handed to the workers when ``map`` is called (the caller goes on meanwhile) and
+  every local process started and built before ``generators`` returns.
   The generic way to spread data generation (self-play batches, expert labels) over workers.
   ``processes=True`` runs even one worker in a process of its own (the trainer's actors).
   ``share(obj)`` puts an object where every worker can read it (``Shared.get()``; local
@@ -105,13 +107,29 @@ def _spawning():
     return thread_settings(worker_env())
 
 
-def _start(pool: ProcessPoolExecutor) -> None:
-    """Start the pool's processes now (a spawning pool starts them all at its first task),
-    inside ``_spawning``."""
+def _new_pool(workers: int, initializer: Callable, initargs: tuple) -> ProcessPoolExecutor:
+    """A spawning pool of ``workers`` processes, each started and through
+    ``initializer(*initargs, ready)`` before it returns (a spawning pool starts a process
+    per task submitted while none is idle, and a process takes tasks once its initializer
+    is done: without the wait the first to be ready plays every task and the others start,
+    and compile, mid-run). Inside ``_spawning``; spawn, not fork: a forked child of a
+    process whose torch thread pool has started can hang in its first matrix product."""
+    ctx = mp.get_context("spawn")
+    ready = ctx.Semaphore(0)
+    with _spawning():
+        pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=initializer,
+                                   initargs=(*initargs, ready))
+        futures = [pool.submit(int) for _ in range(workers)]
     try:
-        pool.submit(int).result()
+        for _ in range(workers):
+            while not ready.acquire(timeout=0.2):
+                for f in futures:
+                    if f.done():
+                        f.result()  # a worker that died starting: BrokenProcessPool
     except BrokenProcessPool:
+        pool.shutdown(wait=False, cancel_futures=True)
         raise BackendError(LOCAL_DIED) from None
+    return pool
 
 
 def _submit_all(pool: ProcessPoolExecutor, fn: Callable, items: Iterable) -> list[Future]:
@@ -184,9 +202,9 @@ def forget(keep: Iterable[str]) -> None:
         del _READ[key]
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init(parent: int, ready=None) -> None:
     """A local worker process: gone within a second of its parent, even a SIGKILLed one
-    (nobody would read its results)."""
+    (nobody would read its results); says it is ready (``_new_pool``)."""
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -194,14 +212,18 @@ def _worker_init(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+    if ready is not None:
+        ready.release()
 
 
 _HELD: dict[str, Any] = {}  # a local generator worker's object
 
 
-def _hold(parent: int, factory: Callable[[], Any]) -> None:
+def _hold(parent: int, factory: Callable[[], Any], ready=None) -> None:
     _worker_init(parent)
     _HELD["obj"] = factory()
+    if ready is not None:
+        ready.release()
 
 
 def _call_held(job: tuple[str, Any]) -> Any:
@@ -309,13 +331,7 @@ class Backend:
             for i, task in enumerate(tasks):
                 on_result(i, fn(task))
             return
-        # spawn, not fork: a forked child of a process whose torch thread pool has started
-        # can hang in its first matrix product
-        with _spawning():
-            pool = ProcessPoolExecutor(min(self.workers, len(tasks)),
-                                       mp_context=mp.get_context("spawn"),
-                                       initializer=_worker_init, initargs=(os.getpid(),))
-            _start(pool)
+        pool = _new_pool(min(self.workers, len(tasks)), _worker_init, (os.getpid(),))
         with pool:
             futures = []
             try:
@@ -363,11 +379,7 @@ class Generators:
             self._folder = tempfile.mkdtemp(prefix="texas42-shared-")
 
     def _start_pool(self) -> ProcessPoolExecutor:
-        with _spawning():
-            pool = ProcessPoolExecutor(self.backend.workers, mp_context=mp.get_context("spawn"),
-                                       initializer=_hold, initargs=(os.getpid(), self.factory))
-            _start(pool)
-        return pool
+        return _new_pool(self.backend.workers, _hold, (os.getpid(), self.factory))
 
     def share(self, obj: Any) -> Shared:
         """``obj`` put where every worker can read it (see ``Shared``)."""
@@ -393,37 +405,55 @@ class Generators:
                 pass
 
     def map(self, method: str, items: Iterable[Any]) -> Iterator[Any]:
+        """``obj.method(item)`` for each item, yielded in item order; every item is handed
+        to the workers at once (local processes, Ray actors: the results are made while
+        the caller goes on, until it reads them); with a worker in this process each is
+        made as it is read."""
         items = list(items)
-        if self._local is not None:
-            for item in items:
-                yield getattr(self._local, method)(item)
-        elif self._pool is not None:
-            yield from self._local_map(method, items)
-        else:
-            from ray.util import ActorPool  # heavy, optional: only the ray backend loads it
-
-            pool = ActorPool(self._actors)
+        if self._pool is not None:
             try:
-                for result in pool.map(lambda actor, x: actor.call.remote(method, x), items):
-                    # arrays of our own, not read-only views into Ray's object store
-                    yield copy.deepcopy(result)
+                futures = _submit_all(self._pool, _call_held, [(method, x) for x in items])
+            except BrokenProcessPool:
+                futures = None  # made again by _local_map, which says so
+            return self._local_map(method, items, futures)
+        if self._actors is not None:
+            actors = self._actors
+            try:  # round robin: each actor runs its calls in turn
+                refs = [actors[i % len(actors)].call.remote(method, x)
+                        for i, x in enumerate(items)]
             except _ray_errors() as e:
                 raise _lost(e) from None
+            return self._ray_results(refs)
+        return (getattr(self._local, method)(item) for item in items)
 
-    def _local_map(self, method: str, items: list) -> Iterator[Any]:
-        """``map`` on local processes: a worker that dies is replaced (a new pool) and the
-        items not yet yielded are made again, ``retries`` times at most."""
+    @staticmethod
+    def _ray_results(refs: list) -> Iterator[Any]:
+        ray = _ray()
+        try:
+            for ref in refs:
+                # arrays of our own, not read-only views into Ray's object store
+                yield copy.deepcopy(ray.get(ref))
+        except _ray_errors() as e:
+            raise _lost(e) from None
+
+    def _local_map(self, method: str, items: list,
+                   futures: list[Future] | None) -> Iterator[Any]:
+        """``map``'s results on local processes (``futures``: the items' as submitted, or
+        None): a worker that dies is replaced (a new pool) and the items not yet yielded
+        are made again, ``retries`` times at most."""
         done = 0
         for attempt in range(self.backend.retries + 1):
             try:
-                futures = _submit_all(self._pool, _call_held,
-                                      [(method, x) for x in items[done:]])
+                if futures is None:
+                    futures = _submit_all(self._pool, _call_held,
+                                          [(method, x) for x in items[done:]])
                 for f in futures:
                     result = f.result()
                     done += 1
                     yield result
                 return
             except BrokenProcessPool:
+                futures = None
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 if attempt == self.backend.retries:
                     raise BackendError(LOCAL_DIED) from None

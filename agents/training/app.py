@@ -51,7 +51,7 @@ from agents.base import REGISTRY, spec_name
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.nets.checkpoint import (CheckpointError, checkpoint_update, checkpoints_in,
                                     latest_checkpoint, load_checkpoint, save_checkpoint)
-from agents.nets.device import DEVICE, resolve_device
+from agents.nets.device import DEVICE, PRECISION, resolve_device, resolve_precision
 from agents.nets.policy import ModelConfig
 from agents.runs import append_line, new_run, read_lines, truncate_lines, write_json
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
@@ -62,7 +62,7 @@ from agents.training.ppo import (THREADS, OpponentsConfig, PPOConfig, Trainer, t
 # where a run's work happens may change when it continues (actors and the backend never
 # change its weights; another device or thread count rounds differently, and says so)
 MAY_CHANGE_ON_RESUME = ("updates", "eval", "progress", "threads", "resume", "actors", "backend",
-                        "ray", "device")
+                        "ray", "device", "precision")
 WARM_PROGRESS = "warm_start.pt"  # in checkpoints/: a warm start's progress, chunk by chunk
 
 
@@ -133,6 +133,10 @@ class TrainConfig:
     # the learner's nets, optimizer and minibatches: auto (a GPU when torch sees one), cpu,
     # cuda, cuda:N, mps; rollouts play on the CPU
     device: str = setting("auto", DEVICE)
+    # the learner's passes: fp32 (the same weights on every machine) | bf16 (autocast: faster
+    # where the device computes it natively, other weights) | auto (bf16 where native: a CUDA
+    # GPU with bfloat16, a CPU with AVX512-BF16 or AMX; else fp32) (agents/nets/device.py)
+    precision: str = setting("fp32", PRECISION)
     # rollout workers: 0 plays in this process; N on the backend's workers (local processes,
     # or Ray actors at ray.address), the same weights either way (agents/training/rollout.py)
     actors: int = setting(0, whole(0))
@@ -236,6 +240,11 @@ def run_training(config: TrainConfig, run_dir: str | Path,
         print(f"resume: the run trained on {resumed['train_config'].get('device', 'cpu')}, "
               f"now on {config.device}: the weights from here round differently from the "
               "run's own continuation")
+    precision = resolve_precision(config.precision, device)
+    if resumed is not None and resumed.get("precision", "fp32") != precision:
+        print(f"resume: the run's learner computed in {resumed.get('precision', 'fp32')}, now "
+              f"in {precision}: the weights from here round differently from the run's own "
+              "continuation")
     backend = None
     if config.actors:
         try:
@@ -244,7 +253,8 @@ def run_training(config: TrainConfig, run_dir: str | Path,
         except BackendError as e:
             raise ConfigError.at("backend", e, value=config.backend) from None
     trainer = Trainer(rules, model, ppo, opp, seed=config.seed, updates=config.updates,
-                      actors=config.actors, backend=backend, device=device)
+                      actors=config.actors, backend=backend, device=device,
+                      precision=precision)
     try:
         return _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev,
                       warm)

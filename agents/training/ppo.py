@@ -105,6 +105,11 @@ class PPOConfig:
     # averaged weights for acting: after each update ema <- ema * d + weights * (1 - d)
     # (0: none); checkpoints keep both, agents and evaluations act with the average
     ema: float = setting(0.0, number(0, below=1))
+    # 0: an update's hands are played with the weights it starts from (the actors wait while
+    # the learner trains); 1: with the weights one update older, the actors playing update
+    # k+1's hands while the learner trains on update k's (the same weights for a seed
+    # whatever the actors, as with 0; other weights than 0's)
+    staleness: int = setting(0, whole(0, 1))
 
     def __post_init__(self):
         validate(self, "algorithm.")
@@ -165,6 +170,19 @@ class OpponentsConfig:
         return w / w.sum()
 
 
+@dataclass
+class InFlight:
+    """A rollout handed to the actors (``Trainer.start_rollout``): its update, the weights
+    and pool it plays with, its tasks, what was shared for it, its parts as they come."""
+
+    update: int
+    weights: dict[str, Any]
+    pool: list[dict[str, Any]]
+    tasks: list[BlockTask]
+    shared: list[Shared]
+    parts: Any  # an iterator of the blocks' Rollouts, in block order
+
+
 class Trainer:
     """Holds the policy, the optimizer, the pool and the generators of one training run.
 
@@ -173,11 +191,16 @@ class Trainer:
     ``RolloutWorker``; either way the same blocks with the same weights (see
     ``agents/training/rollout.py``). ``device``: where the learner's nets, optimizer and
     minibatches live (a ``torch.device`` or its name); the rollouts play on CPU copies.
+    ``precision``: ``fp32``, or ``bf16`` for the learner's passes under autocast (see
+    ``agents/nets/device.py``). With ``algorithm.staleness`` 1 each update hands the next
+    one's blocks to the actors (``start_rollout``) before it learns, and collects them at
+    the next (``_next_rollout``); ``state_dict`` keeps what they play with.
     ``close()`` stops the actors."""
 
     def __init__(self, rules: RulesConfig, model: ModelConfig, ppo: PPOConfig,
                  opponents: OpponentsConfig, seed: int = 0, updates: int = 100,
-                 actors: int = 0, backend: Backend | None = None, device: Any = "cpu"):
+                 actors: int = 0, backend: Backend | None = None, device: Any = "cpu",
+                 precision: str = "fp32"):
         self.rules, self.model_cfg, self.cfg, self.opp = rules, model, ppo, opponents
         if ppo.baseline == "solver" and rules.ruleset != "standard":
             raise ConfigError(key="algorithm.baseline", value=ppo.baseline,
@@ -185,6 +208,9 @@ class Trainer:
                                       "too slow early in a hand)")
         self.seed, self.updates = seed, updates
         self.device = torch.device(device)
+        if precision not in ("fp32", "bf16"):
+            raise ValueError(f"precision: fp32 or bf16, not {precision!r}")
+        self.precision = precision
         self.settings = RolloutSettings(rules.ruleset, rules.options(), model, model.critic,
                                         ppo.reward, ppo.baseline, seed, ppo.tables)
         self.worker = RolloutWorker(self.settings)  # this process's (actors: 0)
@@ -211,6 +237,10 @@ class Trainer:
             self._actors = backend.generators(partial(RolloutWorker, self.settings),
                                               processes=True)
         self._shared_pool: list[Shared] = []  # the pool as the actors read it
+        # staleness 1: the next update's rollout under way, and (resumed) the one a
+        # checkpoint said was; see _next_rollout
+        self._pending: InFlight | None = None
+        self._saved_pending: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ rollout
     def _share(self, obj) -> Shared:
@@ -230,34 +260,80 @@ class Trainer:
         while len(self._shared_pool) < len(self.pool):
             self._shared_pool.append(self._share(self.pool[len(self._shared_pool)]))
 
-    def block_tasks(self, weights: Shared) -> list[BlockTask]:
-        """The update's deal blocks (``algorithm.deal_block`` tables each)."""
-        self._sync_pool()
-        w = self.opp.weights(self.update / max(1, self.updates), bool(self.pool))
+    def block_tasks(self, weights: Shared, update: int | None = None,
+                    pool: tuple[Shared, ...] | None = None) -> list[BlockTask]:
+        """The deal blocks (``algorithm.deal_block`` tables each) of ``update`` (default:
+        the next), played with ``weights`` against ``pool`` (default: the trainer's)."""
+        update = self.update if update is None else update
+        if pool is None:
+            self._sync_pool()
+            pool = tuple(self._shared_pool)
+        w = self.opp.weights(update / max(1, self.updates), bool(pool))
         size = self.cfg.deal_block
-        return [BlockTask(self.update, k, first, min(size, self.cfg.tables - first), weights,
-                          tuple(self._shared_pool), tuple(float(x) for x in w))
+        return [BlockTask(update, k, first, min(size, self.cfg.tables - first), weights,
+                          pool, tuple(float(x) for x in w))
                 for k, first in enumerate(range(0, self.cfg.tables, size))]
 
-    def rollout(self) -> Rollout:
-        """The update's samples: every block played (by the actors, or here) and merged."""
-        weights = self._share(on_cpu(self.policy.state_dict()))
-        tasks = self.block_tasks(weights)
+    def start_rollout(self, update: int | None = None,
+                      weights: dict[str, torch.Tensor] | None = None,
+                      pool: list[dict[str, torch.Tensor]] | None = None) -> "InFlight":
+        """``update``'s blocks (default: the next) handed to the actors now, played with
+        ``weights`` (default: the current ones) against ``pool`` (default: the trainer's);
+        ``collect`` gives the rollout (here, without actors, they are played then)."""
+        update = self.update if update is None else update
+        weights = on_cpu(self.policy.state_dict()) if weights is None else weights
+        shared = [self._share(weights)]
+        if pool is not None:  # a pool other than the trainer's (a resumed pending rollout)
+            shared += [self._share(p) for p in pool]
+        tasks = self.block_tasks(shared[0], update, tuple(shared[1:]) if pool is not None
+                                 else None)
+        if self._actors is not None:
+            parts = self._actors.map("play", tasks)
+        else:
+            parts = (self.worker.play(t) for t in tasks)
+        return InFlight(update, weights, list(pool if pool is not None else self.pool), tasks,
+                        shared, parts)
+
+    def collect(self, flight: "InFlight") -> Rollout:
+        """The rollout ``start_rollout`` began: every block's samples, merged."""
         try:
-            if self._actors is not None:
-                parts = list(self._actors.map("play", tasks))
-            else:
-                parts = [self.worker.play(t) for t in tasks]
+            parts = list(flight.parts)
         finally:
-            self._release(weights)
-        return merge(parts, tasks[0].schedule)
+            for sh in flight.shared:
+                self._release(sh)
+        return merge(parts, flight.tasks[0].schedule)
+
+    def rollout(self) -> Rollout:
+        """The next update's samples, played now with the current weights (by the actors,
+        or here) and merged."""
+        return self.collect(self.start_rollout())
+
+    def _next_rollout(self) -> Rollout:
+        """This update's samples: with ``staleness`` 1 the rollout started during the last
+        update (or, first and after a resume, started now from the weights it was to have),
+        and the next update's handed to the actors before this one learns."""
+        if not self.cfg.staleness:
+            return self.rollout()
+        flight, self._pending = self._pending, None
+        if flight is None or flight.update != self.update:
+            saved, self._saved_pending = self._saved_pending, None
+            if saved is not None and saved["update"] == self.update:
+                flight = self.start_rollout(self.update, saved["weights"], saved["pool"])
+            else:
+                flight = self.start_rollout()
+        ro = self.collect(flight)
+        if self.update + 1 < self.updates:
+            self._pending = self.start_rollout(self.update + 1)
+        return ro
 
     def exact_baseline(self, st, rows: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The solver baseline of ``RolloutWorker.exact_baseline``."""
         return self.worker.exact_baseline(st, rows, masks)
 
     def close(self) -> None:
-        """Stop the actors (a trainer without them has nothing to stop)."""
+        """Stop the actors (a trainer without them has nothing to stop); a rollout under
+        way is dropped, what it plays with kept (``state_dict``)."""
+        self._saved_pending, self._pending = self._pending_inputs(), None
         if self._actors is not None:
             self._actors.close()
             self._actors = None
@@ -311,6 +387,7 @@ class Trainer:
                                                   ret_np, self.policy.is_play(ro.masks)))
         cobs = torch.from_numpy(ro.critic_obs).to(dev) if ro.critic_obs is not None else None
         n = actions.numel()
+        bf16 = self.precision == "bf16"
         self.policy.train()
         logs: dict[str, list[float]] = {k: [] for k in
                                         ("pg_loss", "v_loss", "entropy", "approx_kl",
@@ -328,7 +405,7 @@ class Trainer:
                     if rows.numel() == 0:
                         continue
                     logits, v = net(obs[rows], masks[rows],
-                                    cobs[rows] if cobs is not None else None)
+                                    cobs[rows] if cobs is not None else None, bf16=bf16)
                     lp = torch.log_softmax(logits, -1)
                     e = -(lp.exp() * lp).sum(-1)
                     parts.append((lp.gather(1, actions[rows, None]).squeeze(1), e, v))
@@ -369,7 +446,7 @@ class Trainer:
     def train_update(self) -> dict[str, float]:
         """One rollout and one learning phase; returns the figures to log."""
         t0 = time.perf_counter()
-        ro = self.rollout()
+        ro = self._next_rollout()
         t1 = time.perf_counter()
         logs = self.learn(ro)
         t2 = time.perf_counter()
@@ -428,7 +505,16 @@ class Trainer:
                         "torch_global": torch.get_rng_state()},
                 "step": {"update": self.update, "samples": self.samples, "hands": self.hands},
                 "rules": {"ruleset": self.rules.ruleset, "options": self.rules.options()},
-                "ppo": asdict(self.cfg), "opponents": asdict(self.opp)}
+                "ppo": asdict(self.cfg), "opponents": asdict(self.opp),
+                "precision": self.precision,
+                "pending": self._pending_inputs()}
+
+    def _pending_inputs(self) -> dict[str, Any] | None:
+        """Staleness 1: what the next update's rollout, under way, plays with."""
+        if self._pending is not None:
+            return {"update": self._pending.update, "weights": self._pending.weights,
+                    "pool": self._pending.pool}
+        return self._saved_pending
 
     def load_state_dict(self, data: dict[str, Any]) -> None:
         self.policy.load_state_dict(data["model"]["state_dict"])
@@ -442,6 +528,11 @@ class Trainer:
         self.update = int(data["step"]["update"])
         self.samples = int(data["step"]["samples"])
         self.hands = int(data["step"]["hands"])
+        self._pending = None
+        pending = data.get("pending")
+        self._saved_pending = None if pending is None else \
+            {"update": int(pending["update"]), "weights": on_cpu(pending["weights"]),
+             "pool": [on_cpu(p) for p in pending["pool"]]}
 
 
 __all__ = ["OPPONENT_KINDS", "THREADS", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer",

@@ -14,7 +14,8 @@ task names, at one torch thread: so a block's samples are the same whichever pro
 plays it, in this process (``actors: 0``), in a local worker process or on a Ray actor, and
 a run's weights do not depend on how many actors there are or which backend they run on.
 The weights reach the workers as ``Shared`` objects (``agents/scale/backend.py``), read once
-per process.
+per process; a block's ``Rollout`` travels back pickled with its observations packed
+(``pack_rows``: exact, about a fifteenth of the bytes).
 """
 
 from __future__ import annotations
@@ -65,7 +66,44 @@ class Rollout:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
+    def __getstate__(self) -> dict:
+        # an actor's rollout travels to the learner pickled: its observations packed
+        state = dict(self.__dict__)
+        for k in PACKED:
+            if state[k] is not None:
+                state[k] = pack_rows(state[k])
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for k in PACKED:
+            if state[k] is not None:
+                state[k] = unpack_rows(state[k])
+        self.__dict__.update(state)
+
+
 TIMED = ("core", "encode", "inference")  # the parts of ``Rollout.seconds``
+PACKED = ("obs", "critic_obs")  # the ``Rollout`` arrays ``pack_rows`` packs for travel
+ONE = np.float32(1).view(np.uint32)
+
+
+def pack_rows(x: np.ndarray) -> tuple:
+    """A float32 [N, D] array as (its shape, a bit for each entry whose bits are not all
+    zero, the flat positions and bit patterns of those that are not 1.0): exact, bit for
+    bit, and about a tenth of the bytes for observations of mostly zeros and ones (what an
+    actor sends the learner: the pipe, not the pickling, is the cost)."""
+    bits = np.ascontiguousarray(x, np.float32).reshape(-1).view(np.uint32)
+    set_ = bits != 0
+    other = np.flatnonzero(set_ & (bits != ONE))
+    return x.shape, np.packbits(set_), other.astype(np.int64), bits[other]
+
+
+def unpack_rows(packed: tuple) -> np.ndarray:
+    """The array ``pack_rows`` packed."""
+    shape, set_, other, values = packed
+    n = int(np.prod(shape))
+    bits = np.unpackbits(set_, count=n).view(bool) * ONE  # uint32: 1.0 where set
+    bits[other] = values
+    return bits.view(np.float32).reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -115,6 +153,11 @@ class RolloutWorker:
             if s.critic == "perfect" else None
         self._policies: dict[str, Policy] = {}  # by the Shared key of their weights
         self._heuristic = None
+        # the encoders' compiled kernels loaded now, not in the first block an actor plays
+        warm = self.game.reset(2, seed=s.seed)  # (two: the batch kernel)
+        for encoder in (self.encoder, self.critic_encoder):
+            if encoder is not None:
+                encoder.encode(warm, warm.to_move)
 
     def _policy(self, weights: Shared) -> Policy:
         if weights.key not in self._policies:
