@@ -52,6 +52,9 @@ def hydra_error(exc: BaseException) -> ConfigError | None:
         group, name = missing.rsplit("/", 1)  # an option a config group does not have
         return ConfigError.unknown(group.replace("/", "."), name, sorted(options),
                                    noun="option")
+    if _kind_of(omega, "MissingMandatoryValue") and full_key:  # a ??? left unset
+        return ConfigError(f"{full_key} is required (the config leaves it ???); give it as "
+                           f"{full_key}=...", key=full_key)
     if omega is not None:  # a value OmegaConf cannot take or an interpolation it cannot resolve
         first = str(omega).splitlines()[0] if str(omega) else type(omega).__name__
         return ConfigError(f"{full_key}: {first}" if full_key else first, key=full_key)

@@ -30,7 +30,7 @@ def main(cfg: DictConfig) -> None:
 
 def _main(cfg: DictConfig) -> None:
     try:
-        plain = OmegaConf.to_container(cfg, resolve=True)
+        plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
         out = plain.pop("out", None)
         show = plain.pop("progress", True)
         if not isinstance(out, str) or not out:

@@ -31,7 +31,7 @@ def main(cfg: DictConfig) -> None:
 
 def _main(cfg: DictConfig) -> None:
     try:
-        plain = OmegaConf.to_container(cfg, resolve=True)
+        plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
         out = plain.pop("out", None)
         if not isinstance(out, str) or not out:
             raise ConfigError(key="out", value=out, allowed="the run's folder")

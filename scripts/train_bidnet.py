@@ -59,7 +59,7 @@ def main(cfg: DictConfig) -> None:
 
 def _main(cfg: DictConfig) -> None:
     try:
-        plain = OmegaConf.to_container(cfg, resolve=True)
+        plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
         show = plain.pop("progress", True)
         ft = dict(check("finetune", plain.pop("finetune", {}), Rule("mapping", says=(
             "a mapping of fine-tuning settings (from: a bid net's checkpoint, ...)"))))

@@ -324,5 +324,19 @@ def test_latest_checkpoint_takes_a_file_a_folder_or_a_run_folder(tmp_path):
     assert latest_checkpoint(ck) == ck / "ckpt_10.pt"
     assert latest_checkpoint(tmp_path) == ck / "ckpt_10.pt"
     assert latest_checkpoint(ck / "ckpt_2.pt") == ck / "ckpt_2.pt"
-    with pytest.raises(CheckpointError, match="no checkpoint"):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match="empty: no checkpoint"):
         latest_checkpoint(tmp_path / "empty")
+    with pytest.raises(CheckpointError, match="nope: no such file or folder"):
+        latest_checkpoint(tmp_path / "nope")
+
+
+def test_an_expert_runs_rounds_are_found_by_folder_the_last_round_first(tmp_path):
+    ck = tmp_path / "checkpoints"
+    ck.mkdir()
+    for name in ("round_0.pt", "round_10.pt", "round_2.pt", "round_x.pt"):
+        (ck / name).write_bytes(b"")
+    assert latest_checkpoint(tmp_path) == ck / "round_10.pt"
+    assert latest_checkpoint(ck) == ck / "round_10.pt"
+    (ck / "ckpt_3.pt").write_bytes(b"")  # a training run's checkpoints come first
+    assert latest_checkpoint(ck) == ck / "ckpt_3.pt"

@@ -179,7 +179,7 @@ CASES = {
                            ["agents.x", "'foo'", "its options: seed"]),
     "tournament-checkpoint": ("tournament.py",
                               ["+agents.x={name: neural, path: /no/such/file.pt}"],
-                              ["agents.x", "/no/such/file.pt", "no checkpoint"]),
+                              ["agents.x", "/no/such/file.pt: no such file or folder"]),
     "tournament-rules": ("tournament.py", ["rules={target: 0}"],
                          ["rules.target", "0", "an integer 1..100000"]),
     "tournament-unknown": ("tournament.py", ["nope=1"],

@@ -117,6 +117,8 @@ def test_a_run_resumes_to_the_files_of_an_unbroken_run_on_any_number_of_workers(
     # the last round's checkpoint plays as a neural agent
     agent = make_agent("neural", path=straight["checkpoint"])
     assert agent.setup(Game()).policy is not None
+    for where in (tmp_path / "a", tmp_path / "a" / "checkpoints"):  # by folder: the last round
+        assert make_agent("neural", path=str(where)).path == Path(straight["checkpoint"])
     # the student's bidding net is the init's: only play is trained
     init_sd = load_checkpoint(init)["model"]["state_dict"]
     assert all(torch.equal(init_sd[k], a[k]) for k in a if k.startswith("bid."))
@@ -213,6 +215,15 @@ def test_a_played_move_of_best_value_has_no_regret(tmp_path):
         policy.play.logits.bias[p0 + 3] = 100.0
     got = judge(policy, d, cfg, p0, A, make_encoder(game).size)
     assert got["regret"] == 0 and got["agreement"] == 1
+
+
+def test_a_run_without_init_says_init_is_required(tmp_path):
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "expert.py"),
+                          f"out={tmp_path / 'run'}"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        "expert: init is required (the config leaves it ???); give it as init=..."]
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("over, says", [

@@ -32,6 +32,7 @@ FORMAT = "texas42-checkpoint"
 VERSION = 1
 CHECKSUM = "checksum"  # the key of the stored checksum, "sha256:<hex>"
 _NAME = re.compile(r"^ckpt_(\d+)\.pt$")
+_ROUND = re.compile(r"^round_(\d+)\.pt$")
 
 
 class CheckpointError(ValueError):
@@ -119,15 +120,26 @@ def checkpoints_in(folder: str | os.PathLike) -> list[Path]:
 
 def latest_checkpoint(where: str | os.PathLike) -> Path:
     """``where`` itself if it is a file, else the newest checkpoint in the folder (or in its
-    ``checkpoints/``)."""
+    ``checkpoints/``): a training run's ``ckpt_<update>.pt``, else an expert-iteration run's
+    ``round_<round>.pt``."""
     where = Path(where)
     if where.is_file():
         return where
+    if not where.is_dir():
+        raise CheckpointError(f"{where}: no such file or folder")
     for folder in (where, where / "checkpoints"):
-        found = checkpoints_in(folder)
+        found = checkpoints_in(folder) or _rounds_in(folder)
         if found:
             return found[-1]
-    raise CheckpointError(f"{where}: no checkpoint (ckpt_<update>.pt) there")
+    raise CheckpointError(f"{where}: no checkpoint (ckpt_<update>.pt, or an expert "
+                          f"iteration's round_<round>.pt) there")
+
+
+def _rounds_in(folder: Path) -> list[Path]:
+    """An expert-iteration run's round checkpoints ``round_<round>.pt``, oldest first."""
+    found = [(int(m.group(1)), p) for p in folder.glob("round_*.pt")
+             if (m := _ROUND.match(p.name))]
+    return [p for _, p in sorted(found)]
 
 
 def _verified(path: Path, require: tuple[str, ...]) -> dict:
