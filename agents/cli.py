@@ -163,7 +163,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    kinds = args.kinds.split(",")
+    kinds = (args.kinds or DEFAULT_KINDS.get(args.ruleset, "core,env")).split(",")
     unknown = set(kinds) - set(BENCH_KINDS)
     if unknown:
         return _refuse("bench", "--kinds", f"unknown kinds {shown(sorted(unknown))}; allowed: "
@@ -236,6 +236,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_KINDS = {"standard": "core,env,worlds"}  # --kinds left out; other rulesets: core,env
 BENCH_KINDS = ("core", "env", "worlds", "solver", "pimc", "train", "bidding", "tournament",
                "shipped")
 
@@ -426,9 +427,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--ruleset", choices=RULESETS, default="standard",
                    help=f"the rules of kinds core and env: {', '.join(RULESETS)} "
                    "(default standard)")
-    p.add_argument("--kinds", default="core,env,worlds",
+    p.add_argument("--kinds", default=None,
                    help=f"what to measure, comma-separated, from: {', '.join(BENCH_KINDS)} "
-                   "(default core,env,worlds)")
+                   "(default core,env,worlds; six-player: core,env)")
     p.add_argument("--batches", type=_batches, default=None, help="comma-separated batch "
                    "sizes, each at least 1 (default: core 1,64,1024,4096,8192; env 1,4096)")
     p.add_argument("--seconds", type=_seconds, default=1.0,

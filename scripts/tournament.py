@@ -19,9 +19,12 @@ from omegaconf.errors import OmegaConfBaseException
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena.tournament import TournamentConfig, run_tournament  # noqa: E402
+from agents.arena.tournament import TournamentConfig, run_tournament, team  # noqa: E402
 from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
+
+
+OmegaConf.register_new_resolver("team", team, replace=True)  # ${team:${ruleset},a,b}
 
 
 @hydra.main(config_path="../configs", config_name="tournament", version_base=None)

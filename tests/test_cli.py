@@ -112,6 +112,16 @@ def test_bench_json_lists_core_rows():
         assert r["decisions_per_s"] > 0 and 0 < r["hands_per_s"] < r["decisions_per_s"]
 
 
+def test_bench_six_player_by_default_measures_what_that_game_has():
+    out = subprocess.run([sys.executable, "-m", "agents.cli", "bench", "--json", "--ruleset",
+                          "six-player", "--batches", "1", "--seconds", "0.05"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert [(r["kind"], r["ruleset"]) for r in rows] == [("core", "six-player"),
+                                                         ("env", "six-player")]
+
+
 def test_bench_refuses_unknown_kinds(capsys):
     assert main(["bench", "--kinds", "gpu"]) == 2
     assert "unknown kinds" in capsys.readouterr().err

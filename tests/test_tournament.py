@@ -11,7 +11,8 @@ import pytest
 
 from agents import make_agent
 from agents.arena.duplicate import pair_scores, play_duplicate, summarize
-from agents.arena.tournament import TournamentConfig, TournamentError, read_results, run_tournament
+from agents.arena.tournament import (TournamentConfig, TournamentError, read_results,
+                                     run_tournament, team)
 from texas42_env.records import parse_record, replay
 from texas42_env.rules import RulesConfig
 
@@ -167,9 +168,34 @@ def test_the_hydra_app_runs_and_resumes(tmp_path):
     assert bad.returncode != 0 and "mode" in bad.stderr
 
 
+def test_the_default_lineup_plays_either_game_and_a_lineup_given_needs_no_anchor(tmp_path):
+    """The config's defaults fit the ruleset (its mixed team is three partners in six-player)
+    and the agents given (the anchor, auto, is random where it plays, else the first listed)."""
+    assert team("standard", "heuristic", "random") == ["heuristic", "random"]
+    assert team("six-player", "heuristic", "random") == ["heuristic", "random", "random"]
+    base = [sys.executable, str(ROOT / "scripts" / "tournament.py"), "deals=2", "n_boot=5",
+            "progress=false", "workers=1", "records=false"]
+    six = subprocess.run(base + ["ruleset=six-player", f"hydra.run.dir={tmp_path / 'six'}"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert six.returncode == 0, six.stderr
+    assert "ratings (Elo, random = 0" in six.stdout
+    names = {json.loads(x)["key"]["b"] for x in (tmp_path / "six" / "results.jsonl").open()}
+    assert "mixed" in names
+    given = subprocess.run(base + ["agents={heuristic: {name: heuristic}, passive: {name: "
+                                   "passive}}", f"hydra.run.dir={tmp_path / 'given'}"],
+                           capture_output=True, text=True, cwd=ROOT)
+    assert given.returncode == 0, given.stderr
+    assert "ratings (Elo, heuristic = 0" in given.stdout
+    for agents, zero in (({"b": "passive", "random": "random"}, "random"),
+                         ({"b": "passive", "a": "heuristic"}, "b")):
+        cfg = TournamentConfig(agents=agents)
+        cfg.check()  # resolves auto
+        assert cfg.anchor == zero
+
+
 def test_an_anchor_that_is_not_an_agent_is_refused_before_any_match(tmp_path):
     with pytest.raises(TournamentError, match="anchor must be the agent rated 0: one of random, "
-                                              "passive, mixed, or null.*got 'bogus'"):
+                                              "passive, mixed, auto.*got 'bogus'"):
         run_tournament(_cfg(anchor="bogus"), tmp_path)
     assert not (tmp_path / "results.jsonl").exists()
     out = run_tournament(_cfg(anchor=None, deals=8), tmp_path)  # null: centred on the mean

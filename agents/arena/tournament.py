@@ -55,6 +55,16 @@ AGENTS = Rule("mapping", test=lambda a: len(a) >= 2,
 TEAM_SEATS = {"standard": 2, "six-player": 3}  # partners a side takes: one a seat of its team
 
 
+def team(ruleset: str, *names: str) -> list[str]:
+    """Partners for a team of ``ruleset``: ``names`` in role order, the last one filling the
+    seats left (``team("six-player", "heuristic", "random")``: heuristic, random, random).
+    configs/tournament.yaml writes it ``${team:${ruleset},heuristic,random}`` so its default
+    lineup plays either game."""
+    names = [str(n).strip() for n in names]
+    seats = TEAM_SEATS.get(ruleset, len(names))  # an unknown ruleset is refused by check()
+    return names[:seats] + names[-1:] * (seats - len(names)) if names else []
+
+
 @dataclass
 class TournamentConfig:
     agents: dict[str, Any] = setting(rule=AGENTS)  # name -> agent spec, or {"partners": [...]}
@@ -68,7 +78,8 @@ class TournamentConfig:
     block: int | None = setting(None, whole(1, optional=True))  # deal pairs a task (null: a match)
     format: str = setting("round_robin", one_of("round_robin", "gauntlet"))
     gauntlet: str | None = None  # the agent that meets the pool in a gauntlet
-    anchor: str | None = "random"  # the agent rated 0 (null: ratings centred on their mean)
+    anchor: str | None = "auto"  # the agent rated 0: auto is random where it plays, else the
+    # first agent listed (null: ratings centred on their mean)
     n_boot: int = setting(1000, whole(1))
     chunk: int = setting(2048, whole(1))
     records: bool = True
@@ -127,11 +138,14 @@ class TournamentConfig:
             except ValueError as e:
                 raise TournamentError.at(key, e, value=spec,
                                          allowed="an agent that can play these rules") from None
+        if self.anchor == "auto" and isinstance(self.agents, dict) and self.agents:
+            self.anchor = "random" if "random" in self.agents else next(iter(self.agents))
         if self.anchor is not None and self.anchor not in self.agents:
             raise TournamentError(key="anchor", value=self.anchor,
                                   allowed=f"the agent rated 0: one of "
-                                          f"{', '.join(map(str, self.agents))}, or null "
-                                          f"(ratings centred on their mean)")
+                                          f"{', '.join(map(str, self.agents))}, auto "
+                                          f"(random, else the first listed) or null (ratings "
+                                          f"centred on their mean)")
         if self.format == "gauntlet" and self.gauntlet not in self.agents:
             raise TournamentError(key="gauntlet", value=self.gauntlet,
                                   allowed=f"with format=gauntlet, the agent that meets the "
