@@ -1,9 +1,10 @@
 """Run a tournament: `python scripts/tournament.py [key=value ...]` (configs/tournament.yaml).
 
 Writes results.jsonl, ratings.csv, report.md, ratings.png and records/ in the run folder;
-rerun with the same `hydra.run.dir=...` to resume after an interrupt. Every agent is built and
-every value checked before the first match: a bad one stops it with one line naming the key
-(`agents.x: unknown agent ...`). `agents` and `rules` take keys of their own without a `+`:
+rerun with the same `hydra.run.dir=...` to resume after an interrupt (Ctrl-C stops the
+workers at once, keeps every finished match and block, says so and exits 130). Every agent
+is built and every value checked before the first match: a bad one stops it with one line
+naming the key (`agents.x: unknown agent ...`). `agents` and `rules` take keys of their own without a `+`:
 `agents.x=heuristic`, `rules={nello: false}`.
 """
 
@@ -19,7 +20,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena.tournament import TournamentConfig, run_tournament, team  # noqa: E402
+from agents.arena.tournament import (TournamentConfig, TournamentInterrupted,  # noqa: E402
+                                     run_tournament, team)
 from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
 from texas42_env.rules import ConfigError  # noqa: E402
 
@@ -37,6 +39,9 @@ def main(cfg: DictConfig) -> None:
             out = run_tournament(config, run_dir)
         except (ConfigError, OmegaConfBaseException) as e:
             raise SystemExit(one_line("tournament", hydra_error(e))) from None
+        except TournamentInterrupted as e:  # what is kept and how to resume
+            print(f"\n{e}", file=sys.stderr, flush=True)
+            raise SystemExit(130) from None
     print(f"\nratings (Elo, {config.anchor} = 0, 95% CI):")
     for name, (r, lo, hi) in sorted(out["ratings"].items(), key=lambda kv: -kv[1][0]):
         print(f"  {name:>12} {r:8.0f}  [{lo:.0f}, {hi:.0f}]")

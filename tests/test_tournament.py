@@ -193,6 +193,59 @@ def test_the_default_lineup_plays_either_game_and_a_lineup_given_needs_no_anchor
         assert cfg.anchor == zero
 
 
+def _interrupt_once(cmd, ready, timeout=120):
+    """Start ``cmd`` in a process group of its own, send Ctrl-C (SIGINT) to the whole group
+    once ``ready()`` holds, and return (exit status, stderr) once it ends; every process of
+    the group (the driver and its workers) must be gone by then."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    t0 = time.monotonic()
+    while not ready() and proc.poll() is None and time.monotonic() - t0 < timeout:
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.communicate()[1]
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 15:  # no worker left playing (the group is gone)
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return proc.returncode, err
+        time.sleep(0.2)
+    raise AssertionError(f"processes of the interrupted run still alive; stderr: {err}")
+
+
+def test_ctrl_c_stops_the_workers_keeps_the_blocks_and_a_rerun_goes_on(tmp_path):
+    run = tmp_path / "run"
+    cmd = [sys.executable, str(ROOT / "scripts" / "tournament.py"), "deals=400", "block=10",
+           "workers=2", "progress=false", "records=false", f"hydra.run.dir={run}",
+           "agents={heuristic: {name: heuristic}, pimc: {name: pimc, n_worlds: 2}}"]
+    blocks = run / "blocks.jsonl"
+
+    def kept() -> int:
+        return len(blocks.read_text().splitlines()) if blocks.exists() else 0
+
+    code, err = _interrupt_once(cmd, lambda: kept() >= 1)
+    assert code == 130, err
+    n = kept()
+    assert 1 <= n < 40
+    assert err.strip().splitlines()[-1] == (
+        f"tournament: stopped (Ctrl-C): 0 finished matches in {run / 'results.jsonl'} and "
+        f"{n} finished blocks of unfinished ones in blocks.jsonl; the blocks in progress are "
+        "lost; run the same command to resume")
+
+    def resumed() -> bool:  # the rerun has said what it keeps and played a block more
+        return kept() > n
+
+    code, err = _interrupt_once(cmd, resumed)
+    assert code == 130, err
+    assert f"tournament: resuming {run}: kept {n} finished blocks of 1 unfinished matches " \
+        f"(blocks.jsonl); {40 - n} blocks to play" in err
+
+
 def test_an_anchor_that_is_not_an_agent_is_refused_before_any_match(tmp_path):
     with pytest.raises(TournamentError, match="anchor must be the agent rated 0: one of random, "
                                               "passive, mixed, auto.*got 'bogus'"):

@@ -269,6 +269,10 @@ def _blocks(cfg: TournamentConfig) -> list[tuple[int, int]]:
     return [(lo, min(size, cfg.deals - lo)) for lo in range(0, cfg.deals, size)]
 
 
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the matches: what is kept and how to go on, in one line (``str``)."""
+
+
 def backend_of(cfg: TournamentConfig) -> Backend:
     """The backend the config names (``TournamentError`` when it cannot run)."""
     try:
@@ -388,8 +392,22 @@ def _play_all(cfg, todo, run_dir, results_path, done) -> None:
         kept[(_key_id(key), lo)] = row
         advance()
 
+    if kept:
+        report_resume("tournament", run_dir, f"{len(kept)} finished blocks of "
+                      f"{len({m for m, _ in kept})} unfinished matches ({blocks_path.name})",
+                      f"{len(tasks)} blocks to play")
     advance()
-    backend.run(_play_block, tasks, on_result)
+    try:
+        backend.run(_play_block, tasks, on_result)
+    except KeyboardInterrupt:
+        bar.close()
+        unfinished = {_key_id(matches[m]) for m in order}
+        held = sum(1 for m, _ in kept if m in unfinished)
+        raise TournamentInterrupted(
+            f"tournament: stopped (Ctrl-C): {len(done)} finished matches in "
+            f"{results_path}" + (f" and {held} finished blocks of unfinished ones in "
+                                 f"{blocks_path.name}" if many else "")
+            + "; the blocks in progress are lost; run the same command to resume") from None
     advance()
     bar.close()
 

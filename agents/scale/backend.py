@@ -47,6 +47,7 @@ import multiprocessing as mp
 import os
 import pickle
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -132,6 +133,17 @@ def _new_pool(workers: int, initializer: Callable, initargs: tuple) -> ProcessPo
     return pool
 
 
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End ``pool`` now: the queued tasks cancelled, the worker processes terminated (their
+    tasks in progress lost) rather than waited for."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown
+    pool.shutdown(wait=False, cancel_futures=True)                         # forgets them
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.join(timeout=5)
+
+
 def _submit_all(pool: ProcessPoolExecutor, fn: Callable, items: Iterable) -> list[Future]:
     """``pool.submit(fn, x)`` for each item. When a worker dies meanwhile the pool may trip
     over its own closed pipes as it starts a replacement (a ``ValueError`` or ``OSError`` from
@@ -212,6 +224,10 @@ def _worker_init(parent: int, ready=None) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+    # Ctrl-C reaches the whole process group: the parent alone decides what stops (it
+    # terminates its workers, or lets them finish an update), so a worker never turns it
+    # into a failed task and goes on to the next
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if ready is not None:
         ready.release()
 
@@ -314,6 +330,10 @@ class Backend:
                     ready[pending.pop(ref)] = ray.get(ref)  # re-raises the task's own error
             except _ray_errors() as e:
                 raise _lost(e) from None
+            except KeyboardInterrupt:  # Ctrl-C: the tasks in flight are stopped, not awaited
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                raise
             while nxt in ready:
                 on_result(nxt, ready.pop(nxt))
                 nxt += 1
@@ -340,6 +360,9 @@ class Backend:
                     on_result(i, f.result())
             except BrokenProcessPool:
                 raise BackendError(LOCAL_DIED) from None
+            except KeyboardInterrupt:  # Ctrl-C: the tasks in progress are not waited for
+                _stop_workers(pool)
+                raise
             finally:
                 for f in futures:
                     f.cancel()
