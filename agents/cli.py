@@ -402,7 +402,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         print(f"texas42 serve: listening on {args.host}: anyone who can reach this machine "
               f"can play and read the records folder", file=sys.stderr)
     print(f"texas42 serve: http://{args.host}:{args.port}/ (play), /watch (records), "
-          f"/docs (the API); Ctrl-C stops", flush=True)
+          f"/openapi.json (the API's schema); Ctrl-C stops", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 

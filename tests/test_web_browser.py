@@ -272,3 +272,30 @@ def test_the_agents_plays_are_shown_one_after_another(page, base):
     new_plays = sum(len(t["plays"]) for t in after["tricks"]) - \
         sum(len(t["plays"]) for t in state["tricks"])
     assert new_plays >= 3 and len(seen) >= 3, (new_plays, seen)
+
+
+def test_what_is_hidden_stays_hidden_and_new_game_clears_the_table(page, base):
+    page.goto(base)
+    page.wait_for_selector("#ruleset option", state="attached")
+    for hidden in ("#game", "#download", "#watch-link", "#new-game", "#log", "#error"):
+        assert not page.is_visible(hidden), hidden
+    start_game(page, base, agent="heuristic")
+    assert page.is_visible("#new-game") and not page.is_visible("#setup")
+    assert page.locator("#actions button").count()  # the bidding's buttons
+    page.click("#new-game")
+    assert page.is_visible("#setup") and not page.is_visible("#game")
+    assert page.locator("#actions button, #table .domino").count() == 0  # the old table gone
+    assert not page.is_visible("#error")
+    start_game(page, base, agent="heuristic", seed=8)  # a new game plays
+    state = api_state(base, page)
+    click_a_choice(page, state)
+    assert not page.is_visible("#error")
+    assert api_state(base, page) != state
+    # the viewer: no step buttons, hands or table before a file is chosen
+    page.goto(f"{base}/watch")
+    page.wait_for_selector("#files option", state="attached")
+    for hidden in ("#viewer", "#next", "#first", "#hands-panel"):
+        assert not page.is_visible(hidden), hidden
+    # the navbar's API link leads to what works offline: the schema
+    href = page.get_attribute("nav a:has-text('API')", "href")
+    assert httpx.get(base + href).json()["info"]["title"] == "texas42"

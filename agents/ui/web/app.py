@@ -7,7 +7,8 @@ illegal action (400, the core's reason; nothing changes), a path outside the rec
 (400), a body over its limit (413), too many games open (429). Bound to a loopback address,
 the app answers only requests addressed to it by a loopback name (``allowed_hosts``: a web
 page elsewhere cannot reach it by rebinding its own name to 127.0.0.1). The API's schema is
-served at ``/openapi.json`` (and FastAPI's pages at ``/docs``).
+served at ``/openapi.json`` (the pages' API link; FastAPI's page at ``/docs`` loads its scripts
+from a CDN, so it is blank offline).
 """
 
 from __future__ import annotations

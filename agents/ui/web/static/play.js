@@ -246,6 +246,7 @@ function newGame() {
   history.replaceState(null, "", location.pathname + location.search);
   GAME = null;
   STATE = null;
+  for (const id of ["table", "prompt", "actions", "score", "log"]) document.getElementById(id).replaceChildren();
   document.getElementById("game").hidden = true;
   document.getElementById("setup").hidden = false;
 }
