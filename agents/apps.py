@@ -81,11 +81,25 @@ def _opened(arg: str, open_keys: Iterable[str]) -> list[str]:
     return [arg]
 
 
+def _before_the_app(exc: BaseException, main: Callable[[], Any]) -> bool:
+    """``exc`` was raised by Hydra itself (making the run folder, writing its record of the
+    command), not inside the app's own function: no frame of its traceback runs that
+    function's code."""
+    code = getattr(getattr(main, "__wrapped__", None), "__code__", None)
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code:
+            return False
+        tb = tb.tb_next
+    return code is not None
+
+
 def run_app(main: Callable[[], Any], prog: str, open_keys: Iterable[str] = ()) -> Any:
     """Run the ``@hydra.main`` function ``main``; a config Hydra refuses ends the program with
     ``PROG: MESSAGE`` (one line, exit status 1) instead of Hydra's report. ``open_keys``:
     mappings whose keys the script checks itself (``rules={nello: false}`` and
-    ``rules.target=0`` then reach the rules checker). ``HYDRA_FULL_ERROR=1`` still shows
+    ``rules.target=0`` then reach the rules checker). A run folder Hydra cannot make or write
+    (``hydra.run.dir=README.md``) is one line too. ``HYDRA_FULL_ERROR=1`` still shows
     Hydra's full trace."""
     open_keys = tuple(open_keys)
     sys.argv[1:] = [x for a in sys.argv[1:] for x in _opened(a, open_keys)]
@@ -95,6 +109,9 @@ def run_app(main: Callable[[], Any], prog: str, open_keys: Iterable[str] = ()) -
         return main()
     except Exception as e:
         err = hydra_error(e) if full != "1" else None
+        if err is None and full != "1" and isinstance(e, OSError) and _before_the_app(e, main):
+            err = ConfigError(f"the run folder (hydra.run.dir) cannot be made or written: "
+                              f"{e.filename}: {e.strerror}", key="hydra.run.dir")
         if err is None:
             raise
         raise SystemExit(one_line(prog, err)) from None

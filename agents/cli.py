@@ -124,6 +124,13 @@ def _unwritable(path: str) -> str | None:
     return None
 
 
+def _no_records(verb: str, name: str) -> int:
+    """One line for a records file with nothing in it (exit status 2)."""
+    print(f"texas42 {verb}: {name}: no records (the file is empty or holds only blank lines)",
+          file=sys.stderr)
+    return 2
+
+
 def _refuse(verb: str, option: str, message: str) -> int:
     """One line for a bad option value found by the command itself (as argparse words it)."""
     print(f"texas42 {verb}: argument {option}: {message}", file=sys.stderr)
@@ -143,6 +150,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
 
+    seen = 0
     try:
         with stream:
             for lineno, obj, error in json_lines(stream):
@@ -153,13 +161,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                 except RecordError as e:
                     return fail(lineno, e.field, e.message)
                 print(json.dumps(result), flush=True)
+                seen += 1
     except BrokenPipeError:  # the reader went away (texas42 replay ... | head)
         sys.stderr.close()
         return 0
     except OSError as e:
         print(f"texas42 replay: {name}: {e}", file=sys.stderr)
         return 2
-    return 0
+    return 0 if seen else _no_records("replay", name)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -250,7 +259,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"texas42 solve: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return 2
-    errors = 0
+    errors = seen = 0
     try:
         with stream:
             for result in solve_records(stream):
@@ -258,9 +267,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
                     errors += 1
                     result = {"error": short_message(result["error"])}
                 print(json.dumps(result), flush=True)
+                seen += 1
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    if not seen:
+        return _no_records("solve", "<stdin>" if args.file == "-" else args.file)
     return 1 if errors else 0
 
 
@@ -373,6 +385,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"texas42 show: cannot read {args.file}: {e.strerror}", file=sys.stderr)
         return 2
+    if not text.strip():
+        return _no_records("show", name)
     try:
         for block in show_text(text, analyse=args.analyse):
             print(block, end="\n\n", flush=True)

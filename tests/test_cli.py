@@ -87,6 +87,29 @@ def test_replay_of_a_missing_file_exits_2(tmp_path, capsys):
     assert "cannot read" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("verb", ["replay", "show", "solve"])
+def test_a_records_file_with_no_record_says_so(tmp_path, capsys, verb):
+    for text in ("", "\n  \n"):
+        path = tmp_path / "empty.jsonl"
+        path.write_text(text)
+        assert main([verb, str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err == (f"texas42 {verb}: {path}: no records (the file is empty "
+                                     f"or holds only blank lines)\n")
+
+
+def test_a_torn_line_is_worded_alike_by_replay_and_show(tmp_path, capsys):
+    path = tmp_path / "torn.jsonl"
+    path.write_text(json.dumps(record()) + "\n" + json.dumps(record())[:40] + "\n")
+    said = {}
+    for verb in ("replay", "show"):
+        assert main([verb, str(path)]) == 2
+        said[verb] = capsys.readouterr().err.strip().splitlines()[-1]
+    assert said["replay"] == (f"texas42 replay: {path}: line 2: field 'record': not JSON "
+                              f"(Expecting ':' delimiter at column 41)")
+    assert said["show"] == said["replay"].replace("texas42 replay", "texas42 show")
+
+
 def test_replay_reads_standard_input(monkeypatch, capsys):
     data = (json.dumps(record(bids=["30"])) + "\n").encode()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))

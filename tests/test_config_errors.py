@@ -242,3 +242,16 @@ def test_open_mappings_take_new_keys_from_the_command_line(tmp_path):
     assert p.returncode == 0, p.stderr
     report = (tmp_path / "report.md").read_text()
     assert "'nello': False" in report and "| y |" in report
+
+
+@pytest.mark.parametrize("script", ["train.py", "tournament.py"])
+def test_a_run_folder_that_cannot_be_made_is_one_line(tmp_path, script):
+    (tmp_path / "README.md").write_text("a file, not a folder\n")
+    for run_dir, why in (("README.md", "File exists"), ("README.md/x", "Not a directory")):
+        p = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "progress=false",
+                            f"hydra.run.dir={run_dir}"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 1
+        assert p.stderr.strip() == (f"{script[:-3]}: the run folder (hydra.run.dir) cannot be "
+                                    f"made or written: {run_dir}: {why}"), p.stderr
+    assert (tmp_path / "README.md").read_text() == "a file, not a folder\n"

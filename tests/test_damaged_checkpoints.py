@@ -79,7 +79,7 @@ def test_flipped_tensor_bytes_load_in_torch_but_are_refused_as_damaged(run, tmp_
     with pytest.raises(CheckpointError) as e:
         load_checkpoint(path, require=RESUME_NEEDS)
     assert str(e.value) == (f"{path}: damaged checkpoint (checksum mismatch); the previous "
-                            f"checkpoint {ck / 'ckpt_000001.pt'} loads (resume from it)")
+                            f"checkpoint {ck / 'ckpt_000001.pt'} loads (use it instead)")
     assert load_checkpoint(ck / "ckpt_000001.pt", require=RESUME_NEEDS)  # the hint holds
 
 
@@ -130,7 +130,7 @@ def test_match_refuses_a_damaged_neural_checkpoint(run, tmp_path):
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [
         f"texas42 match: {path}: damaged checkpoint (checksum mismatch); the previous "
-        f"checkpoint {ck / 'ckpt_000001.pt'} loads (resume from it)"]
+        f"checkpoint {ck / 'ckpt_000001.pt'} loads (use it instead)"]
     assert p.stdout == ""
 
 
@@ -145,7 +145,7 @@ def test_resume_from_a_damaged_run_stops_with_one_line_and_changes_nothing(run, 
     assert p.returncode == 1
     assert p.stderr.strip().splitlines() == [
         f"train: {ck / 'ckpt_000002.pt'}: damaged checkpoint (checksum mismatch); the previous "
-        f"checkpoint {ck / 'ckpt_000001.pt'} loads (resume from it)"]
+        f"checkpoint {ck / 'ckpt_000001.pt'} loads (use it instead)"]
     assert "Traceback" not in p.stdout + p.stderr
     assert {p.name: p.read_bytes() for p in ck.iterdir()} == before  # nothing renamed or lost
     assert sorted(x.name for x in folder.iterdir()) == ["checkpoints"]
@@ -161,7 +161,7 @@ def test_resume_refuses_a_checkpoint_whose_name_and_update_disagree(run, tmp_pat
     assert str(e.value).startswith(f"{ck / 'ckpt_000100.pt'}: named for update 100 but holds "
                                    f"update 1")
     assert str(e.value).endswith(f"; the previous checkpoint {ck / 'ckpt_000002.pt'} loads "
-                                 f"(resume from it)")
+                                 f"(use it instead)")
     assert sorted(p.name for p in ck.iterdir()) == ["ckpt_000001.pt", "ckpt_000002.pt",
                                                     "ckpt_000100.pt"]
 

@@ -101,6 +101,7 @@ def json_lines(lines: Iterable[str | bytes]) -> Iterator[tuple[int, Any, RecordE
             continue
         if not line.strip():
             continue
+        line = line.rstrip("\r\n")  # a column counted within the line, however it was read
         try:
             value = json.loads(line, parse_int=lambda x: int(x) if len(x) < 4000 else x)
         except json.JSONDecodeError as e:

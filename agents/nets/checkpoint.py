@@ -151,8 +151,7 @@ def _verified(path: Path, require: tuple[str, ...]) -> dict:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torn, truncated, or not a torch file at all
-        raise _Fault(f"{path}: not a readable checkpoint ({type(e).__name__}: "
-                     f"{str(e).splitlines()[0] if str(e) else ''})") from None
+        raise _Fault(f"{path}: {_unreadable(path, e)}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _Fault(f"{path}: not a texas42 checkpoint (no '{FORMAT}' tag)")
     if data.get("version") != VERSION:
@@ -181,6 +180,21 @@ def _verified(path: Path, require: tuple[str, ...]) -> dict:
     return data
 
 
+def _unreadable(path: Path, error: Exception) -> str:
+    """Why torch.load refused ``path``, in words: our checkpoints are torch's zip archives of
+    tensors and plain data, so anything else is not one (torch's own advice, to load it
+    with ``weights_only=False``, is not passed on: that runs whatever the file holds)."""
+    import zipfile
+
+    if not zipfile.is_zipfile(path):
+        return "not a readable checkpoint (not a PyTorch file: torn, or some other file)"
+    if "weights_only" in str(error) or "Weights only" in str(error):
+        return ("not a readable checkpoint (it holds Python objects, not only tensors and "
+                "plain data; not loaded, since loading it would run its code)")
+    first = str(error).splitlines()[0] if str(error) else ""
+    return f"not a readable checkpoint (torn or damaged: {type(error).__name__}: {first})"
+
+
 def _earlier(path: Path, require: tuple[str, ...]) -> str:
     """'; the previous checkpoint X loads' where one does (every check passed)."""
     mine = checkpoint_update(path) if _NAME.match(path.name) else None
@@ -191,7 +205,7 @@ def _earlier(path: Path, require: tuple[str, ...]) -> str:
             _verified(p, require)
         except Exception:
             continue
-        return f"; the previous checkpoint {p} loads (resume from it)"
+        return f"; the previous checkpoint {p} loads (use it instead)"
     return ""
 
 
