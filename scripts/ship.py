@@ -1,7 +1,8 @@
-"""Ship weights with the package: `python scripts/ship.py SOURCE NAME --note "..."`.
+"""Ship weights with the package: `python scripts/ship.py SOURCE NAME --note "..." [--dir D]`.
 
 Copies the checkpoint SOURCE (a policy checkpoint or run folder, or a bid-net checkpoint) to
-agents/shipped/weights/NAME.pt with only what acting needs (the model, its rules and the
+agents/shipped/weights/NAME.pt (or D/NAME.pt: an experiment's net kept with its figures)
+with only what acting needs (the model, its rules and the
 config that trained it; no optimizer, snapshot pool or generator states) and its provenance:
 SOURCE as given, the commit it was shipped at and the note (where the figures are).
 """
@@ -28,6 +29,8 @@ def main() -> None:
     ap.add_argument("source")
     ap.add_argument("name", help="the file's name under agents/shipped/weights (no .pt)")
     ap.add_argument("--note", default="", help="where its figures are")
+    ap.add_argument("--dir", default=str(WEIGHTS),
+                    help="the folder it goes to (default: the package's shipped weights)")
     args = ap.parse_args()
     try:
         src = Path(args.source)
@@ -43,7 +46,7 @@ def main() -> None:
     payload = {k: data[k] for k in KEEP if k in data}
     payload["provenance"] = {"source": args.source, "checkpoint": src.name, "commit": commit,
                              "note": args.note}
-    out = save_checkpoint(WEIGHTS / f"{args.name}.pt", payload)
+    out = save_checkpoint(Path(args.dir) / f"{args.name}.pt", payload)
     print(f"{out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}: "
           f"{out.stat().st_size / 1e6:.2f} MB")
 

@@ -29,11 +29,16 @@ def test_shipped_agents_load_by_name_and_play_whole_hands(name, ruleset):
 
 
 def test_every_weights_file_of_the_lineup_is_shipped_small_and_says_where_it_came_from():
+    """Each file a shipped agent or a shipped config (configs/*.yaml: the expert net that
+    finetune.yaml starts from) names is there, and none else."""
     names = set()
     for kind, by_ruleset in LINEUP.items():
         for ruleset, spec_of in by_ruleset.items():
             text = repr(spec_of(0))
             names |= set(re.findall(r"[\w-]+\.pt", text))
+    configs = WEIGHTS.parents[2] / "configs"
+    for path in configs.glob("*.yaml"):
+        names |= set(re.findall(r"shipped/weights/([\w-]+\.pt)", path.read_text()))
     assert names == {p.name for p in WEIGHTS.glob("*.pt")}
     for name in names:
         path = WEIGHTS / name

@@ -46,12 +46,10 @@ LINEUP = {
         "six-player": lambda seed: {"name": "pimc", "seed": seed},
     },
     "learned": {
-        # the specials by the rules of thumb: on seed 100 they beat simulated ones, valued
-        # by heuristic or by play-net play-outs (experiments/strength/learned_dev)
-        "standard": lambda seed: {"name": "compose",
-                                  "bid": {**_bidnet(seed), "special_worlds": 0},
-                                  "play": {"name": "neural",
-                                           "path": weights("play-standard.pt")}},
+        # the long PPO net fine-tuned with the solver's baseline, its own bidding: on seed 100
+        # it beat the net it started from and that net's play under the bid net's or the
+        # heuristic's bidding (experiments/learning: own_dev, finetune_dev, finetune_own_dev)
+        "standard": lambda seed: {"name": "neural", "path": weights("learned-standard.pt")},
         "six-player": lambda seed: {"name": "neural", "path": weights("learned-six-player.pt")},
     },
 }

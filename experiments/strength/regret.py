@@ -104,24 +104,34 @@ def judge(game: Game, states: list, values: np.ndarray, spec) -> dict:
             "agreement": float((lost <= 1e-9).mean()), "seconds": round(took, 1)}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def start(doc: str, here: Path, name: str, default_agents: dict[str, str]):
+    """The command line of this script and of those built on it: (args, agents, game,
+    states, results, key): the held-out positions of ``--positions`` and ``--seed``, the
+    agents named (``--agents NAME=SPEC ...``, default ``default_agents``) and the results so far in
+    ``here/NAME.json`` with this run's block (``key``) made."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--positions", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--agents", nargs="*", default=None,
                     help="NAME=SPEC pairs (default: the module's AGENTS)")
     args = ap.parse_args()
-    agents = dict(AGENTS) if not args.agents else \
+    agents = dict(default_agents) if not args.agents else \
         {k: v for k, _, v in (a.partition("=") for a in args.agents)}
     game = Game()
     states = positions(game, args.positions, args.seed)
-    values = reference(game, states, HERE / "partial" /
-                       f"regret_reference_seed{args.seed}_{args.positions}.npz")
-    out = HERE / "regret.json"
+    out = here / f"{name}.json"
     results = json.loads(out.read_text()) if out.exists() else {}
     key = f"seed{args.seed}_{args.positions}"
     results.setdefault(key, {"reference": REFERENCE, "positions": args.positions,
                              "seed": args.seed, "agents": {}})
+    return args, agents, game, states, results, key
+
+
+def main() -> None:
+    args, agents, game, states, results, key = start(__doc__, HERE, "regret", AGENTS)
+    out = HERE / "regret.json"
+    values = reference(game, states, HERE / "partial" /
+                       f"regret_reference_seed{args.seed}_{args.positions}.npz")
     for name, spec in agents.items():
         r = judge(game, states, values, spec)
         r["spec"] = spec
