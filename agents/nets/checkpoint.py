@@ -20,6 +20,7 @@ import errno as errnos
 import hashlib
 import os
 import re
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -184,8 +185,6 @@ def _unreadable(path: Path, error: Exception) -> str:
     """Why torch.load refused ``path``, in words: our checkpoints are torch's zip archives of
     tensors and plain data, so anything else is not one (torch's own advice, to load it
     with ``weights_only=False``, is not passed on: that runs whatever the file holds)."""
-    import zipfile
-
     if not zipfile.is_zipfile(path):
         return "not a readable checkpoint (not a PyTorch file: torn, or some other file)"
     if "weights_only" in str(error) or "Weights only" in str(error):
