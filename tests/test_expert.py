@@ -20,10 +20,13 @@ from texas42_env.rules import NELLO, RulesConfig
 
 from agents import make_agent
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
+from agents.driver import act_rows
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.policy import ModelConfig, Policy
-from agents.training.expert import (ExpertConfig, ExpertError, judge, label_games, load_labels,
-                                    run_expert, targets, train_round)
+from agents.search.solver import _solver
+from agents.training.expert import (TRUE_DEAL, ExpertConfig, ExpertError, TrueDealTeacher,
+                                    _centred_error, judge, label_games, load_labels,
+                                    make_teacher, run_expert, targets, train_round)
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"teacher": {"name": "pimc", "n_worlds": 2}, "hands": 8, "chunk_hands": 4,
@@ -228,7 +231,8 @@ def test_a_run_without_init_says_init_is_required(tmp_path):
 
 @pytest.mark.parametrize("over, says", [
     ({"hands": 10}, "hands must be a multiple of chunk_hands (4), got 10"),
-    ({"teacher": "heuristic"}, "teacher: the teacher must be a search agent"),
+    ({"teacher": "heuristic"}, "teacher: the teacher must be true_deal or a search agent"),
+    ({"target": "logits"}, "target: unknown target 'logits'; allowed: softmax, values"),
     ({"bidding": "nobody"}, "bidding: unknown agent 'nobody'"),
     ({"tau": 0}, "tau must be"),
     ({"holdout": 3}, "holdout must be at most the chunks a round (2"),
@@ -293,3 +297,46 @@ def test_a_teacher_with_a_bid_model_labels_every_position_on_one_width(tmp_path)
                     np.arange(4))
     assert d["utility"].shape[1:] == (4, 9) and (d["weight"].sum(1) == 4).all()
     assert (d["weight"] == 0).any()  # some decision drew a world twice
+
+
+def test_the_true_deal_teacher_gives_the_solvers_values_of_the_game_itself(tmp_path):
+    game, policy, _ = _init(tmp_path)
+    teacher = make_teacher(TRUE_DEAL, game)
+    assert isinstance(teacher, TrueDealTeacher)
+    player = NeuralAgent(policy=policy, greedy=False).setup(game)
+    d = label_games(game, make_agent("heuristic").setup(game), player, teacher, 0,
+                    np.arange(4))
+    n = len(d["reward"])
+    assert n > 20 and d["utility"].shape[1] == 1 and (d["weight"] == 1).all()
+    # the first decision with a choice of game 0, found again: its values are the solver's
+    st = game.reset(1, seed=0, game_ids=np.arange(1))
+    bidder, enc = make_agent("heuristic").setup(game), make_encoder(game)
+    while not (st.phase[0] == PLAYING and st.legal[0, game.actions.play0:].sum() >= 2):
+        seat = st.to_move[:1]
+        agent = player if st.phase[0] == PLAYING else bidder
+        game.step(st, act_rows(game, st, agent, np.arange(1), enc, seat))
+    legal, values, mult = teacher.move_values(game, st, 0, int(st.to_move[0]), st.legal[0])
+    moves = _solver().position(game, st, 0)[1]
+    assert values.shape == (1, legal.size) and list(values[0]) == [moves[t] for t in legal]
+    assert list(mult) == [1.0]
+    ExpertConfig.from_dict({"init": "somewhere", **SMALL, "teacher": "true_deal"})
+
+
+def test_the_values_target_is_blind_to_a_shift_and_training_fits_it(tmp_path):
+    values = torch.tensor([[3.0, 7.0, 0.0, 0.0]])
+    mask = torch.tensor([[True, True, False, False]])
+    shifted = torch.tensor([[13.0, 17.0, 99.0, -5.0]])  # the same, +10, illegal ones ignored
+    assert float(_centred_error(shifted, values, mask)) == 0
+    assert float(_centred_error(torch.tensor([[5.0, 5.0, 0.0, 0.0]]), values, mask)) == 4
+    game, policy, init = _init(tmp_path)
+    small = {**SMALL, "teacher": "true_deal", "objective": "make", "target": "values"}
+    out = run_expert(ExpertConfig(init=init, rounds=1, **small), tmp_path / "r")
+    assert out["rounds"][0]["train"]["values_error"] > 0
+    data = load_labels(tmp_path / "r", 1, 2, 2, held=False)
+    cfg = ExpertConfig(init=init, **{**small, "epochs": 40, "lr": 3e-3})
+    args = (cfg, game.actions.play0, game.n_actions, make_encoder(game).size)
+    before = judge(policy, data, *args)
+    logs = train_round(policy, data, *args, torch.Generator().manual_seed(0))
+    after = judge(policy, data, *args)
+    assert after["regret"] < before["regret"] and after["agreement"] > before["agreement"]
+    assert logs["values_error"] < out["rounds"][0]["train"]["values_error"]

@@ -3,12 +3,15 @@
 Each round the student (the play net of a policy checkpoint, sampling from its own policy)
 plays ``hands`` label games at every seat, bidding and declaring left to ``bidding`` (the
 heuristic by default); at each of its play decisions with a choice the teacher (a search
-agent with ``move_values``: PIMC) values every legal tile in each of its worlds, and the
+agent with ``move_values``: PIMC; or ``true_deal``, the exact solver on the game's own deal)
+values every legal tile in each of its worlds, and the
 position is kept with those per-world values (as what they are worth to the seat to move,
 ``agents.baselines.pimc.mover_utility``: points of 42 on every contract) and the hand's
 outcome for the mover's team (marks). The play net is then trained on every round's
 positions so far: cross-entropy to the softmax of the world-averaged move values at
-temperature ``tau`` (points; with ``objective="make"`` a world is worth the game's points
+temperature ``tau`` (``target="softmax"``; ``"values"``: its logits times ``tau`` regressed to
+those values, both centred over the legal tiles, so that over many positions they learn the
+expected values) (points; with ``objective="make"`` a world is worth the game's points
 where the hand goes the mover's way, its team making or setting the bid, and nothing where
 not, its points only breaking ties), plus ``value_weight`` times the squared error of its value
 head to the outcome. The next round's label games are the trained student's.
@@ -55,7 +58,33 @@ ROUND_GAMES = 1 << 32  # game ids a round may use
 MAX_PLAYS = 9  # the most legal tiles of a decision (a six-player hand holds 9)
 
 
-ADDED = {"objective": "points"}  # settings newer than some run folders: their values there
+# settings newer than some run folders: their values there
+ADDED = {"objective": "points", "target": "softmax"}
+TRUE_DEAL = "true_deal"  # the teacher that solves the label game's own deal
+
+
+class TrueDealTeacher:
+    """The exact solver on the label game's true deal, every hand known: each legal tile's
+    value in that one world. A teacher only (it sees every hand), never a player: on the
+    positions of the student's own games the true deal is a draw from the real posterior of
+    the mover's view (the bidding and the play so far included), so values regressed over
+    many of them estimate each move's worth over the worlds the mover may be in (what PIMC
+    estimates from its sampled worlds, with the solver's own perfect-information bias)."""
+
+    n_worlds = 1
+
+    def move_values(self, game, st, t: int, s: int, mask: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        from agents.search.solver import _solver  # numba: compiled when first used
+
+        legal = np.flatnonzero(mask[game.actions.play0:])
+        moves = _solver().position(game, st, t)[1]  # tile ids
+        return legal, np.array([[moves[tile] for tile in legal]], float), np.ones(1)
+
+
+def make_teacher(spec, game):
+    """The teacher of ``spec``: ``true_deal``, or a search agent with ``move_values``."""
+    return TrueDealTeacher() if spec == TRUE_DEAL else make_agent(spec).setup(game)
 
 
 class ExpertError(ConfigError):
@@ -87,6 +116,10 @@ class ExpertConfig:
     tau: float = setting(2.0, number(0.01, 1000))  # points
     # what a move is worth in a world: its points, or the hand going the mover's way
     objective: str = setting("points", one_of("points", "make", noun="objective"))
+    # what the play net learns: the softmax of the world-averaged values (cross-entropy), or
+    # the values themselves (its logits times tau, centred over the legal tiles, regressed
+    # to the centred values: averaged over many positions, the expected values)
+    target: str = setting("softmax", one_of("softmax", "values", noun="target"))
     value_weight: float = setting(0.5, number(0, 100))
     epochs: int = setting(3, whole(1))
     minibatch: int = setting(512, whole(1))
@@ -122,13 +155,15 @@ class ExpertConfig:
                                       f": hands / chunk_hands), so that one is held out")
         game = Game(self.game_rules())
         for key in ("teacher", "bidding"):
+            if key == "teacher" and self.teacher == TRUE_DEAL:
+                continue
             try:
                 agent = make_agent(getattr(self, key)).setup(game)
             except (ValueError, TypeError) as e:
                 raise ExpertError.at(key, str(e), value=getattr(self, key)) from None
             if key == "teacher" and not hasattr(agent, "move_values"):
-                raise ExpertError.at(key, "the teacher must be a search agent that values "
-                                     "every move (pimc)", value=self.teacher)
+                raise ExpertError.at(key, "the teacher must be true_deal or a search agent "
+                                     "that values every move (pimc)", value=self.teacher)
 
     def game_rules(self) -> RulesConfig:
         return RulesConfig.from_options(self.ruleset, self.rules)
@@ -217,7 +252,7 @@ def _label_task(job: tuple[dict, dict, int, int]) -> dict[str, np.ndarray]:
     player = NeuralAgent(policy=policy_from_checkpoint(student), greedy=False,
                          seed=config.seed + r).setup(game)
     bidder = make_agent(config.bidding).setup(game)
-    teacher = make_agent(config.teacher).setup(game)
+    teacher = make_teacher(config.teacher, game)
     n = config.chunk_hands
     ids = FIRST_GAME + r * ROUND_GAMES + k * n + np.arange(n)
     return label_games(game, bidder, player, teacher, config.seed, ids)
@@ -285,6 +320,19 @@ def unpack_obs(packed: np.ndarray, size: int) -> torch.Tensor:
     return torch.from_numpy(np.unpackbits(packed, axis=1, count=size).astype(np.float32))
 
 
+def _centred_error(scaled: torch.Tensor, values: torch.Tensor, mask: torch.Tensor
+                   ) -> torch.Tensor:
+    """Per position, the mean squared error over the legal tiles between ``scaled`` and
+    ``values``, each less its mean over them (a softmax does not see a shift)."""
+    n = mask.sum(-1, keepdim=True).clamp(min=1)
+
+    def centre(x: torch.Tensor) -> torch.Tensor:
+        x = x.masked_fill(~mask, 0.0)
+        return (x - x.sum(-1, keepdim=True) / n).masked_fill(~mask, 0.0)
+
+    return ((centre(scaled) - centre(values)) ** 2).sum(-1) / n.squeeze(-1)
+
+
 def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
                 obs_size: int, generator: torch.Generator,
                 on_epoch: Callable[[int, dict], None] | None = None) -> dict[str, float]:
@@ -293,9 +341,9 @@ def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions:
     losses."""
     device = resolve_device(config.device)
     net = policy.play.to(device)
-    mask, p, _ = targets(data, play0, n_actions, config.tau, config.objective)
+    mask, p, values = targets(data, play0, n_actions, config.tau, config.objective)
     obs = unpack_obs(data["obs"], obs_size).to(device)
-    mask, p = mask.to(device), p.to(device)
+    mask, p, values = mask.to(device), p.to(device), values.to(device)
     reward = torch.from_numpy(data["reward"]).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr)
     n = len(reward)
@@ -304,19 +352,25 @@ def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions:
     for epoch in range(config.epochs):
         perm = torch.randperm(n, generator=generator)
         sums = {"cross_entropy": 0.0, "value_loss": 0.0}
+        if config.target == "values":
+            sums["values_error"] = 0.0  # (tau x logits - values)^2, centred, a legal tile
         for lo in range(0, n, config.minibatch):
             mb = perm[lo:lo + config.minibatch].to(device)
             logits, v = net(obs[mb], mask[mb])
             logq = torch.log_softmax(logits, -1)
             ce = -(p[mb] * logq.masked_fill(~mask[mb], 0.0)).sum(-1)
             vl = 0.5 * (v - reward[mb]) ** 2
-            loss = (ce + config.value_weight * vl).mean()
+            fit = ce if config.target == "softmax" else \
+                _centred_error(logits * config.tau, values[mb], mask[mb])
+            loss = (fit + config.value_weight * vl).mean()
             opt.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
             sums["cross_entropy"] += float(ce.detach().sum())
             sums["value_loss"] += float(vl.detach().sum())
+            if config.target == "values":
+                sums["values_error"] += float(fit.detach().sum())
         logs = {k: v / n for k, v in sums.items()}
         if on_epoch is not None:
             on_epoch(epoch, logs)
@@ -457,5 +511,5 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     return {"rounds": history, "checkpoint": str(_checkpoint_path(run, config.rounds - 1))}
 
 
-__all__ = ["ExpertConfig", "ExpertError", "judge", "label_games", "load_labels", "run_expert",
+__all__ = ["TRUE_DEAL", "ExpertConfig", "ExpertError", "TrueDealTeacher", "make_teacher", "judge", "label_games", "load_labels", "run_expert",
            "targets", "train_round"]
