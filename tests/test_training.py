@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -80,8 +81,33 @@ def test_a_run_writes_per_update_metrics_curves_and_a_latest_link(run):
     assert all("losses/pg_loss" in m and "perf/samples_per_s" in m for m in metrics)
     png = folder / "curves.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    latest = folder.parent / "latest"
-    assert latest.is_symlink() and latest.resolve() == folder.resolve()
+    latest = folder.parent / "latest.pt"  # a relative link to the newest checkpoint
+    assert latest.is_symlink() and not Path(os.readlink(latest)).is_absolute()
+    assert latest.resolve() == (folder / "checkpoints" / "ckpt_000004.pt").resolve()
+
+
+def test_each_config_links_its_own_latest_and_a_resume_through_it_goes_on_in_the_run(
+        tmp_path, capsys):
+    runs = tmp_path / "runs" / "train"
+    run_training(TrainConfig.from_dict(tiny(updates=2)), runs / "a")
+    said = capsys.readouterr().out
+    assert f"train: run folder {runs / 'a'} (resume={runs / 'a'} continues it); " \
+        f"{runs / 'latest.pt'} will link to its newest checkpoint" in said.splitlines()[0]
+    run_training(TrainConfig.from_dict(tiny(updates=2, latest="latest_other.pt")), runs / "b")
+    run_training(TrainConfig.from_dict(tiny(updates=2, latest=None)), runs / "c")
+    assert (runs / "latest.pt").resolve() == (runs / "a/checkpoints/ckpt_000002.pt").resolve()
+    assert (runs / "latest_other.pt").resolve() == \
+        (runs / "b/checkpoints/ckpt_000002.pt").resolve()
+    assert sorted(p.name for p in runs.iterdir()) == ["a", "b", "c", "latest.pt",
+                                                      "latest_other.pt"]
+    moved = tmp_path / "moved"  # relative links: the runs folder may move
+    runs.rename(moved)
+    out = run_training(TrainConfig.from_dict(tiny(updates=3, resume=str(moved / "latest.pt"))),
+                       tmp_path / "unused")
+    assert out["checkpoint"] == str(moved / "a" / "checkpoints" / "ckpt_000003.pt")
+    assert (moved / "latest.pt").resolve() == Path(out["checkpoint"]).resolve()
+    with pytest.raises(ConfigError, match="latest must be a file name"):
+        TrainConfig.from_dict(tiny(latest="sub/latest.pt"))
 
 
 def test_resume_drops_the_lines_and_sets_aside_the_checkpoints_after_its_checkpoint(

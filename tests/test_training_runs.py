@@ -243,8 +243,8 @@ def stopped(tmp_path_factory):
                cwd=root)
     try:
         wait_for(run / "checkpoints" / "ckpt_000001.pt", p)
-        wait_for(run.parent / "latest", p)
-        latest = (run.parent / "latest").resolve()
+        wait_for(run.parent / "latest.pt", p)
+        latest = (run.parent / "latest.pt").resolve()
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=120)
     finally:
@@ -267,7 +267,8 @@ def test_ctrl_c_in_the_script_saves_and_exits_130_with_one_line(stopped):
     assert Path(m.group(1)).parent == run / "checkpoints"
     assert data["step"]["update"] == int(m.group(2)) >= 1
     assert "stopping after this update" in out
-    assert latest == run.resolve()  # `latest` pointed here before the run ended
+    assert latest.parent == (run / "checkpoints").resolve()  # `latest.pt` pointed into the
+    # run before it ended
 
 
 def test_resume_goes_on_in_the_run_folder_and_refuses_a_key_that_cannot_change(stopped,

@@ -164,7 +164,7 @@ class TournamentConfig:
 
 def match_key(cfg: TournamentConfig, a: str, b: str) -> dict:
     """What a match's result depends on. An agent read from a file (``path``: a checkpoint, a
-    run folder, a link such as ``runs/train/latest``) is keyed by the file it resolves to
+    run folder, a link such as ``runs/train/latest.pt``) is keyed by the file it resolves to
     now, so a rerun never reuses a match another checkpoint played. The ruleset is in the key
     only when it is not standard, so the results of runs before it was a key still resume."""
     key = {"a": a, "b": b, "mode": cfg.mode, "deals": cfg.deals, "seed": cfg.seed,

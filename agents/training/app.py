@@ -8,7 +8,9 @@ start is under way (its progress after each chunk of hands, so a kill or Ctrl-C 
 chunk at most), ``tb/`` (TensorBoard events), ``eval.jsonl`` (one line per evaluation),
 ``metrics.jsonl`` (the logged figures of every update), ``curves.png`` (evaluations and
 training curves, redrawn at each evaluation and at the end) and ``config.json`` (the resolved
-config). ``<parent>/latest`` points at the run from its first checkpoint on. Ctrl-C ends
+config). ``<parent>/<latest>`` (``latest.pt`` by default; each config of ``configs/`` names
+its own, ``latest: null`` none) is a relative link to the run's newest checkpoint from the
+first on: a file, so TensorBoard's ``--logdir <parent>`` lists each run once. Ctrl-C ends
 ``run_training`` with ``TrainingInterrupted``, saying what was saved and how to continue.
 
 ``threads: auto`` (the default) is one torch (and numba) thread a process: beside any other
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import signal
 import textwrap
 import threading
@@ -62,7 +65,7 @@ from agents.training.ppo import (THREADS, OpponentsConfig, PPOConfig, Trainer, t
 # where a run's work happens may change when it continues (actors and the backend never
 # change its weights; another device or thread count rounds differently, and says so)
 MAY_CHANGE_ON_RESUME = ("updates", "eval", "progress", "threads", "resume", "actors", "backend",
-                        "ray", "device", "precision")
+                        "ray", "device", "precision", "latest")
 WARM_PROGRESS = "warm_start.pt"  # in checkpoints/: a warm start's progress, chunk by chunk
 
 
@@ -128,6 +131,10 @@ class TrainConfig:
                                           optional=True))
     resume: str | None = setting(None, Rule("text", says="a run folder or checkpoint file",
                                             optional=True))
+    # the link, in the run folder's parent, to its newest checkpoint (None: no link)
+    latest: str | None = setting("latest.pt", Rule(
+        "text", test=lambda v: v not in ("", ".", "..") and "/" not in v and "\\" not in v,
+        says="a file name (no folder)", optional=True))
     # torch and numba threads; "auto": one a process (THREADS in agents/training/ppo.py)
     threads: int | str = setting("auto", THREADS)
     # the learner's nets, optimizer and minibatches: auto (a GPU when torch sees one), cpu,
@@ -223,6 +230,8 @@ def run_training(config: TrainConfig, run_dir: str | Path,
     resumed = ckpt = None
     if config.resume:
         ckpt = resume_point(config.resume)
+        if ckpt.is_symlink():  # resume=runs/train/latest.pt: the run the link points into
+            ckpt = ckpt.resolve()
         resumed = load_checkpoint(ckpt, require=("model", "optimizer", "rng", "step",
                                                  "train_config"))
         config = _resumed_config(config, resumed["train_config"], given)
@@ -290,29 +299,27 @@ def _train(config, run_dir, trainer, resumed, ckpt, rules, model, ppo, opp, ev, 
                       f"{later.name}.superseded-{stamp}")
         if not warm_progress:  # the run has a checkpoint: `latest` may point at it
             (ck_dir / WARM_PROGRESS).unlink(missing_ok=True)  # (stale: the checkpoint holds
-            _link_latest(run_dir)  # the whole warm start)
+            _link_latest(run_dir, config.latest, ckpt)  # the whole warm start)
     else:
         if config.init:
             _init_weights(trainer, config.init, model, warm)
         held = checkpoints_in(ck_dir) or (ck_dir / WARM_PROGRESS).exists()
         new_run(run_dir, holds="checkpoints" if held else None, resume_with=f"resume={run_dir}",
                 error=ConfigError)
+        link = f"; {run_dir.parent / config.latest} will link to its newest checkpoint" \
+            if config.latest else ""
+        print(f"train: run folder {run_dir} (resume={run_dir} continues it){link}", flush=True)
     write_json(run_dir / "config.json", asdict(config))
     # events after the checkpoint (an abandoned continuation) are hidden from TensorBoard
     writer = SummaryWriter(str(run_dir / "tb"),
                            purge_step=trainer.update + 1 if trainer.update else None)
-    linked = [resumed is not None and not warm_progress]  # <parent>/latest points here once
-    # the run has a checkpoint
-
     def save() -> Path:
         payload = trainer.state_dict()
         payload["train_config"] = asdict(config)
         path = save_checkpoint(ck_dir / f"ckpt_{trainer.update:06d}.pt", payload)
+        _link_latest(run_dir, config.latest, path)  # before the old ones go
         for old in checkpoints_in(ck_dir)[:-config.keep_checkpoints]:  # parts(): >= 1
             old.unlink()
-        if not linked[0]:
-            _link_latest(run_dir)
-            linked[0] = True
         return path
 
     warm_done = [warm_progress["done"] if warm_progress else 0]
@@ -627,16 +634,20 @@ def config_line(config: dict) -> str:
     return "\n".join(textwrap.wrap("; ".join(parts), 120))
 
 
-def _link_latest(run_dir: Path) -> None:
-    """``<parent>/latest`` -> the run folder (once it has a checkpoint), so the newest run
-    has a fixed name (``make_agent({"name": "neural", "path": "runs/train/latest"})``)."""
-    link = run_dir.parent / "latest"
+def _link_latest(run_dir: Path, name: str | None, checkpoint: Path) -> None:
+    """``<parent>/NAME`` -> ``checkpoint`` (relative, so the runs folder may move), so the
+    newest checkpoint of a config's runs has a fixed name (``neural:path=runs/train/latest.pt``,
+    ``resume=runs/train/latest.pt``); a file or folder of that name that is not a link is
+    left alone."""
+    if name is None:
+        return
+    link = run_dir.parent / name
     try:
         if link.is_symlink() or not link.exists():
-            tmp = run_dir.parent / f".latest.{run_dir.name}"
+            tmp = run_dir.parent / f".{name}.{run_dir.name}"
             if tmp.is_symlink():
                 tmp.unlink()
-            tmp.symlink_to(run_dir.resolve(), target_is_directory=True)
+            tmp.symlink_to(os.path.relpath(checkpoint.resolve(), run_dir.parent.resolve()))
             tmp.replace(link)
     except OSError:
         pass  # a file system without links: the run folder is still named in the output
