@@ -58,7 +58,7 @@ class TrainBidConfig:
 
 
 def _load_dataset(path, max_hands: int | None = None) -> dict:
-    """``hand_values.load_dataset``, refusing a dataset that does not value every contract
+    """``agents.bidding.dataset.load_dataset``, refusing a dataset that does not value every contract
     of ``CONTRACTS`` in that order (the net's rows)."""
 
     data = load_dataset(path, max_hands)
