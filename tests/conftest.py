@@ -1,6 +1,16 @@
 """Fixtures shared by the test files."""
 
+import signal
+
 import pytest
+
+
+def pytest_configure(config):
+    """Ctrl-C as in a terminal, whoever started pytest: a job started in the background by a
+    shell without job control (``nohup pytest &`` in a script) inherits SIGINT ignored, and
+    so would the scripts the Ctrl-C tests start; they must see it."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
