@@ -2,8 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -197,9 +199,6 @@ def _interrupt_once(cmd, ready, timeout=120):
     """Start ``cmd`` in a process group of its own, send Ctrl-C (SIGINT) to the whole group
     once ``ready()`` holds, and return (exit status, stderr) once it ends; every process of
     the group (the driver and its workers) must be gone by then."""
-    import signal
-    import time
-
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     t0 = time.monotonic()

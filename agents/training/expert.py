@@ -155,10 +155,9 @@ class ExpertConfig:
                                       f": hands / chunk_hands), so that one is held out")
         game = Game(self.game_rules())
         for key in ("teacher", "bidding"):
-            if key == "teacher" and self.teacher == TRUE_DEAL:
-                continue
             try:
-                agent = make_agent(getattr(self, key)).setup(game)
+                agent = make_teacher(self.teacher, game) if key == "teacher" else \
+                    make_agent(self.bidding).setup(game)
             except (ValueError, TypeError) as e:
                 raise ExpertError.at(key, str(e), value=getattr(self, key)) from None
             if key == "teacher" and not hasattr(agent, "move_values"):
@@ -511,5 +510,5 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     return {"rounds": history, "checkpoint": str(_checkpoint_path(run, config.rounds - 1))}
 
 
-__all__ = ["TRUE_DEAL", "ExpertConfig", "ExpertError", "TrueDealTeacher", "make_teacher", "judge", "label_games", "load_labels", "run_expert",
-           "targets", "train_round"]
+__all__ = ["TRUE_DEAL", "ExpertConfig", "ExpertError", "TrueDealTeacher", "judge", "label_games",
+           "load_labels", "make_teacher", "run_expert", "targets", "train_round"]

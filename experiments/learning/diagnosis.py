@@ -28,7 +28,7 @@ from agents.base import make_agent, parse_spec  # noqa: E402
 from agents.baselines.pimc import good_at, mover_utility  # noqa: E402
 from agents.driver import act_rows  # noqa: E402
 from agents.runs import write_npz  # noqa: E402
-from experiments.strength.regret import REFERENCE, start  # noqa: E402
+from experiments.strength.regret import REFERENCE, mean_ci, picks, start  # noqa: E402
 from texas42_env.core import Game  # noqa: E402
 from texas42_env.observation import make_encoder  # noqa: E402
 from texas42_env.rules import NELLO  # noqa: E402
@@ -76,27 +76,17 @@ def reference(game: Game, states: list, path: Path) -> dict[str, np.ndarray]:
     return out
 
 
-def _mean_ci(x: np.ndarray) -> list[float]:
-    if x.size < 2:
-        return [float(x.mean()) if x.size else float("nan")] * 3
-    m, se = float(x.mean()), float(x.std(ddof=1) / np.sqrt(x.size))
-    return [m, m - 1.96 * se, m + 1.96 * se]
-
-
 def judge(game: Game, states: list, ref: dict[str, np.ndarray], cats: list[dict],
           spec) -> dict:
     """An agent's regrets in both measures, overall and by category, with 95% CIs."""
-    agent = make_agent(parse_spec(spec) if isinstance(spec, str) else spec).setup(game)
-    enc = make_encoder(game)
-    picks = np.array([int(act_rows(game, st, agent, np.array([0]), enc)[0])
-                      - game.actions.play0 for st in states])
+    played = picks(game, states, spec)
     rows = np.arange(len(states))
-    lost = {k: np.nanmax(v, axis=1) - v[rows, picks] for k, v in ref.items()}
-    out = {"all": {"n": len(states), **{k: _mean_ci(x) for k, x in lost.items()},
+    lost = {k: np.nanmax(v, axis=1) - v[rows, played] for k, v in ref.items()}
+    out = {"all": {"n": len(states), **{k: mean_ci(x) for k, x in lost.items()},
                    "best_points": float((lost["points"] <= 1e-9).mean())}}
     for name in cats[0]:
         sel = np.array([c[name] for c in cats])
-        out[name] = {"n": int(sel.sum()), **{k: _mean_ci(x[sel]) for k, x in lost.items()}}
+        out[name] = {"n": int(sel.sum()), **{k: mean_ci(x[sel]) for k, x in lost.items()}}
     return out
 
 
