@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from texas42_env.actions import NO_ACTION
-from texas42_env.core import PLAYING, Game
+from texas42_env.core import HAND_OVER, PLAYING, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rules import NELLO, RulesConfig
 
@@ -24,9 +24,12 @@ from agents.driver import act_rows
 from agents.nets.checkpoint import load_checkpoint, save_checkpoint
 from agents.nets.policy import ModelConfig, Policy
 from agents.search.solver import _solver
-from agents.training.expert import (TRUE_DEAL, ExpertConfig, ExpertError, TrueDealTeacher,
-                                    _centred_error, judge, label_games, load_labels,
-                                    make_teacher, run_expert, targets, train_round)
+from agents.baselines.pimc import bid_made
+from agents.driver import play_out
+from agents.training.expert import (ROLLOUT, TRUE_DEAL, ExpertConfig, ExpertError,
+                                    RolloutTeacher, TrueDealTeacher, _centred_error, judge,
+                                    label_games, load_labels, make_teacher, play_log_probs,
+                                    run_expert, solver_measure, targets, train_round)
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = {"teacher": {"name": "pimc", "n_worlds": 2}, "hands": 8, "chunk_hands": 4,
@@ -231,8 +234,9 @@ def test_a_run_without_init_says_init_is_required(tmp_path):
 
 @pytest.mark.parametrize("over, says", [
     ({"hands": 10}, "hands must be a multiple of chunk_hands (4), got 10"),
-    ({"teacher": "heuristic"}, "teacher: the teacher must be true_deal or a search agent"),
-    ({"target": "logits"}, "target: unknown target 'logits'; allowed: softmax, values"),
+    ({"teacher": "heuristic"}, "teacher: the teacher must be true_deal, rollout or a search agent"),
+    ({"target": "logits"},
+     "target: unknown target 'logits'; allowed: softmax, values, improve"),
     ({"bidding": "nobody"}, "bidding: unknown agent 'nobody'"),
     ({"tau": 0}, "tau must be"),
     ({"holdout": 3}, "holdout must be at most the chunks a round (2"),
@@ -340,3 +344,98 @@ def test_the_values_target_is_blind_to_a_shift_and_training_fits_it(tmp_path):
     after = judge(policy, data, *args)
     assert after["regret"] < before["regret"] and after["agreement"] > before["agreement"]
     assert logs["values_error"] < out["rounds"][0]["train"]["values_error"]
+
+
+@pytest.mark.parametrize("ruleset", ["standard", "six-player"])
+def test_the_solver_measure_of_a_finished_hand_reads_as_its_outcome(ruleset):
+    """``solver_measure`` read by ``bid_made`` says what the core decided, on every contract
+    the random bidders reach (nello and sevens among them where the rules allow)."""
+    game = Game(RulesConfig.make(ruleset))
+    st = game.reset(600, seed=3)
+    agent = make_agent("random", seed=1).setup(game)
+    enc = make_encoder(game)
+    while (st.phase < HAND_OVER).any():  # every hand bid and played out
+        rows = np.flatnonzero(st.phase < HAND_OVER)
+        a = np.full(st.batch_size, NO_ACTION, np.int64)
+        a[rows] = act_rows(game, st, agent, rows, enc)
+        game.step(st, a)
+    v = solver_measure(game, st)
+    made = np.array([bool(bid_made(v[b], int(st.contract[b]), int(st.need[b]), game))
+                     for b in range(st.batch_size)])
+    assert (made == (st.made == 1)).all()
+    assert len(set(st.contract.tolist())) >= 3
+
+
+def test_the_rollout_teacher_values_each_tile_by_the_students_own_play_out(tmp_path):
+    """At every decision of a greedy student's games, the value of the tile it plays is
+    what its own play makes of the hand; every tile's value is the play-out after it."""
+    game, policy, _ = _init(tmp_path)
+    greedy = NeuralAgent(policy=policy, greedy=True).setup(game)
+    teacher = make_teacher(ROLLOUT, game, greedy)
+    assert isinstance(teacher, RolloutTeacher)
+    enc, p0 = make_encoder(game), game.actions.play0
+    st = game.reset(40, seed=5)
+    bidder = make_agent("heuristic").setup(game)
+    checked = 0
+    while (st.phase < HAND_OVER).any():
+        rows = np.flatnonzero(st.phase < HAND_OVER)
+        playing = st.phase[rows] == PLAYING
+        a = np.full(st.batch_size, NO_ACTION, np.int64)
+        if (~playing).any():
+            a[rows[~playing]] = act_rows(game, st, bidder, rows[~playing], enc)
+        play = rows[playing]
+        if play.size:
+            a[play] = act_rows(game, st, greedy, play, enc)
+            got = teacher.move_values_rows(game, st, play)
+            own = st.take(play)  # the student's own game from here on
+            game.step(own, a[play])
+            play_out(game, own, greedy, enc)
+            mine = solver_measure(game, own)
+            for i, t in enumerate(play.tolist()):
+                legal, values, mult = got[i]
+                assert list(legal) == list(np.flatnonzero(st.legal[t, p0:]))
+                assert values.shape == (1, legal.size) and list(mult) == [1.0]
+                assert values[0, list(legal).index(a[t] - p0)] == mine[i]
+                checked += 1
+            k = int(np.argmax([x[0].size for x in got]))  # a tile other than its own
+            t = int(play[k])
+            other = [x for x in got[k][0] if x != a[t] - p0]
+            if other:
+                one = st.take([t])
+                game.step(one, np.array([p0 + other[0]]))
+                play_out(game, one, greedy, enc)
+                j = list(got[k][0]).index(other[0])
+                assert got[k][1][0, j] == solver_measure(game, one)[0]
+        game.step(st, a)
+    assert checked > 500
+    with pytest.raises(ValueError, match="plays out with the student"):
+        RolloutTeacher().move_values_rows(game, game.reset(1, seed=0), np.arange(0))
+
+
+def test_the_improve_target_is_the_prior_tilted_by_the_values_and_a_run_trains_on_it(tmp_path):
+    game, policy, init = _init(tmp_path)
+    p0, A = game.actions.play0, game.n_actions
+    d = {"legal": np.array([[3, 5, 6, -1, -1, -1, -1, -1, -1]], np.int8),
+         "utility": np.zeros((1, 1, 9), np.float16), "weight": np.ones((1, 1), np.float32),
+         "reward": np.zeros(1, np.float32)}
+    d["utility"][0, 0, :3] = [10, 20, 10]
+    prior = np.zeros((1, A), np.float32)
+    prior[0, p0 + np.array([3, 5, 6])] = np.log([0.5, 0.25, 0.25])
+    _, p, _ = targets({**d, "prior": prior}, p0, A, 10.0)
+    want = np.array([0.5, 0.25 * np.e, 0.25])
+    assert np.allclose(p[0, p0 + np.array([3, 5, 6])].numpy(), want / want.sum(), atol=1e-6)
+    assert float(p[0].sum()) == pytest.approx(1)
+    small = {**SMALL, "teacher": "rollout", "objective": "make", "target": "improve"}
+    out = run_expert(ExpertConfig(init=init, rounds=1, **small), tmp_path / "r")
+    data = load_labels(tmp_path / "r", 1, 2, 2, held=False)
+    enc = make_encoder(game)
+    lp = play_log_probs(policy, data, p0, A, enc.size)
+    legal = data["legal"].astype(np.int64)
+    rr, cc = np.nonzero(legal >= 0)
+    mask = np.zeros(lp.shape, bool)
+    mask[rr, p0 + legal[rr, cc]] = True
+    assert (lp[~mask] == 0).all() and (lp[mask] < 0).all()
+    assert np.allclose(np.where(mask, np.exp(lp), 0).sum(1), 1, atol=1e-5)
+    assert out["rounds"][0]["train"]["cross_entropy"] > 0
+    trained = policy_from_checkpoint(load_checkpoint(out["checkpoint"]))
+    assert not torch.equal(trained.play.logits.weight, policy.play.logits.weight)

@@ -42,12 +42,12 @@ from texas42_env.config import RULES, Rule, build, check_rules, number, one_of, 
 from texas42_env.core import HAND_OVER, NO_ACTION, PLAYING, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rewards import team_rewards
-from texas42_env.rules import RULESETS, ConfigError, RulesConfig
+from texas42_env.rules import NELLO, RULESETS, SEVENS, ConfigError, RulesConfig
 
 from agents.base import make_agent
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.baselines.pimc import good_at, mover_utility
-from agents.driver import act_rows
+from agents.driver import act_rows, play_out
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
 from agents.nets.device import DEVICE, on_cpu, resolve_device
 from agents.runs import append_line, open_run, read_lines, report_resume, write_npz
@@ -61,6 +61,7 @@ MAX_PLAYS = 9  # the most legal tiles of a decision (a six-player hand holds 9)
 # settings newer than some run folders: their values there
 ADDED = {"objective": "points", "target": "softmax"}
 TRUE_DEAL = "true_deal"  # the teacher that solves the label game's own deal
+ROLLOUT = "rollout"  # the teacher that plays each move out on it with the student
 
 
 class TrueDealTeacher:
@@ -82,9 +83,66 @@ class TrueDealTeacher:
         return legal, np.array([[moves[tile] for tile in legal]], float), np.ones(1)
 
 
-def make_teacher(spec, game):
-    """The teacher of ``spec``: ``true_deal``, or a search agent with ``move_values``."""
-    return TrueDealTeacher() if spec == TRUE_DEAL else make_agent(spec).setup(game)
+class RolloutTeacher:
+    """Each legal tile played on the label game's true deal and the hand played out from
+    there by ``player`` at every seat (the student, greedy): the tiles' values to the policy
+    itself (its Q-values) on that deal, common to every tile, so the deal's luck cancels
+    between them. A teacher only (it sees every hand), never a player. Unlike the solver's
+    values these are what the policy's own play makes of a move, so they hold no
+    perfect-information bias: over many positions (the true deal a draw from the mover's
+    posterior) they estimate each move's worth to the policy, and the greedy choice on them
+    is a policy-improvement step. Values in the solver's measure (``position``'s): the
+    bidding team's points (short of the bid where it was set), tricks in sevens, the
+    bidder's tricks in nello (0 where made)."""
+
+    n_worlds = 1
+
+    def __init__(self, player=None):
+        self.player = player
+
+    def move_values_rows(self, game, st, rows: np.ndarray
+                         ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``move_values`` at every table of ``rows`` at once (their play-outs batched)."""
+        if self.player is None:
+            raise ValueError("the rollout teacher plays out with the student: give it one")
+        p0 = game.actions.play0
+        legal = [np.flatnonzero(st.legal[t, p0:]) for t in rows.tolist()]
+        sizes = np.array([x.size for x in legal])
+        sub = st.take(np.repeat(rows, sizes))
+        game.step(sub, p0 + np.concatenate(legal))
+        play_out(game, sub, self.player)
+        v = solver_measure(game, sub)
+        ends = np.cumsum(sizes)
+        return [(x, v[e - x.size:e][None].astype(float), np.ones(1))
+                for x, e in zip(legal, ends)]
+
+
+def solver_measure(game, st) -> np.ndarray:
+    """int64 [n]: each finished hand of ``st`` in the solver's measure (``Solver.position``'s,
+    as ``bid_made`` reads it): the bidding team's points, made only from the bid (all the
+    game's points on a marks bid), held short of it where the hand was set; sevens, the
+    bidding team's tricks; nello, the tricks the bidder took (0 only where made)."""
+    n = np.arange(st.batch_size)
+    bt = st.bidder & 1
+    made = st.made == 1
+    c, need = st.contract, st.need
+    tricks = st.tricks_won[n, bt]
+    pts = st.points[n, bt]
+    bar = np.where(need < 0, game.total_points, need)
+    pts = np.where(made, np.maximum(pts, bar), np.minimum(pts, bar - 1))
+    return np.where(c == NELLO, np.where(made, 0, np.maximum(tricks, 1)),
+                    np.where(c == SEVENS, np.where(made, game.n_tricks,
+                                                   np.minimum(tricks, game.n_tricks - 1)), pts))
+
+
+def make_teacher(spec, game, player=None):
+    """The teacher of ``spec``: ``true_deal``, ``rollout`` (played out by ``player``), or a
+    search agent with ``move_values``."""
+    if spec == TRUE_DEAL:
+        return TrueDealTeacher()
+    if spec == ROLLOUT:
+        return RolloutTeacher(player)
+    return make_agent(spec).setup(game)
 
 
 class ExpertError(ConfigError):
@@ -119,7 +177,10 @@ class ExpertConfig:
     # what the play net learns: the softmax of the world-averaged values (cross-entropy), or
     # the values themselves (its logits times tau, centred over the legal tiles, regressed
     # to the centred values: averaged over many positions, the expected values)
-    target: str = setting("softmax", one_of("softmax", "values", noun="target"))
+    # or (improve) the softmax of the round's student's own log-probabilities plus the
+    # values over tau (cross-entropy): a step from the policy toward its better moves, the
+    # smaller the larger tau (a KL-regularised policy improvement, as MPO's)
+    target: str = setting("softmax", one_of("softmax", "values", "improve", noun="target"))
     value_weight: float = setting(0.5, number(0, 100))
     epochs: int = setting(3, whole(1))
     minibatch: int = setting(512, whole(1))
@@ -160,9 +221,10 @@ class ExpertConfig:
                     make_agent(self.bidding).setup(game)
             except (ValueError, TypeError) as e:
                 raise ExpertError.at(key, str(e), value=getattr(self, key)) from None
-            if key == "teacher" and not hasattr(agent, "move_values"):
-                raise ExpertError.at(key, "the teacher must be true_deal or a search agent "
-                                     "that values every move (pimc)", value=self.teacher)
+            if key == "teacher" and not hasattr(agent, "move_values") and \
+                    not hasattr(agent, "move_values_rows"):
+                raise ExpertError.at(key, "the teacher must be true_deal, rollout or a search "
+                                     "agent that values every move (pimc)", value=self.teacher)
 
     def game_rules(self) -> RulesConfig:
         return RulesConfig.from_options(self.ruleset, self.rules)
@@ -209,9 +271,12 @@ def label_games(game: Game, bidder, player, teacher, seed: int, game_ids: np.nda
         if choice.size:
             obs = enc.encode(st, st.to_move[choice], idx=choice)
             rows["obs"].append(np.packbits(obs.astype(np.uint8), axis=1))
-            for t in choice.tolist():
+            batched = teacher.move_values_rows(game, st, choice) \
+                if hasattr(teacher, "move_values_rows") else None
+            for i, t in enumerate(choice.tolist()):
                 s = int(st.to_move[t])
-                legal, values, mult = teacher.move_values(game, st, t, s, st.legal[t])
+                legal, values, mult = batched[i] if batched is not None else \
+                    teacher.move_values(game, st, t, s, st.legal[t])
                 c, bidder = int(st.contract[t]), int(st.bidder[t])
                 u = mover_utility(values, c, s, bidder, game.n_tricks, game.total_points)
                 rows["good_at"].append(good_at(c, int(st.need[t]), (s & 1) == (bidder & 1),
@@ -251,7 +316,9 @@ def _label_task(job: tuple[dict, dict, int, int]) -> dict[str, np.ndarray]:
     player = NeuralAgent(policy=policy_from_checkpoint(student), greedy=False,
                          seed=config.seed + r).setup(game)
     bidder = make_agent(config.bidding).setup(game)
-    teacher = make_teacher(config.teacher, game)
+    # the rollout teacher plays out with the student itself, greedy
+    teacher = make_teacher(config.teacher, game, NeuralAgent(
+        policy=player.policy, greedy=True).setup(game))
     n = config.chunk_hands
     ids = FIRST_GAME + r * ROUND_GAMES + k * n + np.arange(n)
     return label_games(game, bidder, player, teacher, config.seed, ids)
@@ -287,10 +354,11 @@ def load_labels(run: Path, rounds: int, chunks: int, holdout: int, held: bool
 def targets(data: dict[str, np.ndarray], play0: int, n_actions: int, tau: float,
             objective: str = "points") -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per position: the mask of legal actions, the softmax of the world-averaged move
-    values at temperature ``tau`` over them (float32 [n, actions]), and those values
-    (float32 [n, actions], 0 where illegal). ``objective="make"``: a world is worth the
-    game's points where the hand goes the mover's way (its team makes or sets the bid) and
-    0 where not, its points a hundredth (ties); ``"points"``: its points."""
+    values at temperature ``tau`` over them (float32 [n, actions]; with ``data["prior"]``,
+    log-probabilities [n, actions], the softmax of those plus the values over ``tau``), and
+    those values (float32 [n, actions], 0 where illegal). ``objective="make"``: a world is
+    worth the game's points where the hand goes the mover's way (its team makes or sets the
+    bid) and 0 where not, its points a hundredth (ties); ``"points"``: its points."""
     legal = data["legal"].astype(np.int64)
     ok = legal >= 0
     w = data["weight"].astype(np.float64)
@@ -308,7 +376,8 @@ def targets(data: dict[str, np.ndarray], play0: int, n_actions: int, tau: float,
     rr, cc = np.nonzero(ok)
     mask[rr, play0 + legal[rr, cc]] = True
     values[rr, play0 + legal[rr, cc]] = mean[rr, cc]
-    logits = np.where(mask, values / tau, -np.inf)
+    logits = values / tau + (data["prior"] if "prior" in data else 0.0)
+    logits = np.where(mask, logits, -np.inf)
     p = np.exp(logits - logits.max(1, keepdims=True))
     p /= p.sum(1, keepdims=True)
     return torch.from_numpy(mask), torch.from_numpy(p.astype(np.float32)), \
@@ -317,6 +386,24 @@ def targets(data: dict[str, np.ndarray], play0: int, n_actions: int, tau: float,
 
 def unpack_obs(packed: np.ndarray, size: int) -> torch.Tensor:
     return torch.from_numpy(np.unpackbits(packed, axis=1, count=size).astype(np.float32))
+
+
+@torch.no_grad()
+def play_log_probs(policy, data: dict, play0: int, n_actions: int, obs_size: int,
+                   batch: int = 8192) -> np.ndarray:
+    """float32 [n, actions]: the play net's log-probabilities at ``data``'s positions (0
+    where illegal): the ``improve`` target's prior."""
+    legal = data["legal"].astype(np.int64)
+    rr, cc = np.nonzero(legal >= 0)
+    mask = np.zeros((len(legal), n_actions), bool)
+    mask[rr, play0 + legal[rr, cc]] = True
+    device = next(policy.play.parameters()).device
+    out = np.zeros(mask.shape, np.float32)
+    for lo in range(0, len(mask), batch):
+        m = torch.from_numpy(mask[lo:lo + batch]).to(device)
+        logits, _ = policy.play(unpack_obs(data["obs"][lo:lo + batch], obs_size).to(device), m)
+        out[lo:lo + batch] = torch.log_softmax(logits, -1).masked_fill(~m, 0.0).cpu().numpy()
+    return out
 
 
 def _centred_error(scaled: torch.Tensor, values: torch.Tensor, mask: torch.Tensor
@@ -359,7 +446,7 @@ def train_round(policy, data: dict, config: ExpertConfig, play0: int, n_actions:
             logq = torch.log_softmax(logits, -1)
             ce = -(p[mb] * logq.masked_fill(~mask[mb], 0.0)).sum(-1)
             vl = 0.5 * (v - reward[mb]) ** 2
-            fit = ce if config.target == "softmax" else \
+            fit = ce if config.target != "values" else \
                 _centred_error(logits * config.tau, values[mb], mask[mb])
             loss = (fit + config.value_weight * vl).mean()
             opt.zero_grad()
@@ -478,6 +565,9 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
         policy.play.to(device)  # (the bidding net, never trained here, stays on the CPU)
         train = load_labels(run, r + 1, chunks, config.holdout, held=False)
         held = load_labels(run, r + 1, chunks, config.holdout, held=True)
+        if config.target == "improve":  # the step is from the round's student
+            for d in (train, held):
+                d["prior"] = play_log_probs(policy, d, play0, n_actions, enc.size)
         before = judge(policy, held, config, play0, n_actions, enc.size)
         gen = torch.Generator().manual_seed(config.seed * 1000 + r)
 
@@ -510,5 +600,6 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     return {"rounds": history, "checkpoint": str(_checkpoint_path(run, config.rounds - 1))}
 
 
-__all__ = ["TRUE_DEAL", "ExpertConfig", "ExpertError", "TrueDealTeacher", "judge", "label_games",
-           "load_labels", "make_teacher", "run_expert", "targets", "train_round"]
+__all__ = ["ROLLOUT", "TRUE_DEAL", "ExpertConfig", "ExpertError", "RolloutTeacher",
+           "TrueDealTeacher", "judge", "label_games", "load_labels", "make_teacher",
+           "play_log_probs", "run_expert", "solver_measure", "targets", "train_round"]
