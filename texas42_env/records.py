@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -293,15 +293,24 @@ class ReplayError:
                 "action": self.action, "reason": self.reason}
 
 
-def replay_steps(record: Record) -> tuple[Game, State, ReplayError | None]:
-    """The one replay: a one-table state stepped through the record's actions up to the
-    first that cannot be played (``None``: all of them were)."""
-    game, st = start_state(record)
+def replay_steps(record: Record, step: Callable[[State, int], Any] | None = None,
+                 start: tuple[Game, State] | None = None
+                 ) -> tuple[Game, State, ReplayError | None]:
+    """The one replay: a one-table state (``start``: the record's ``start_state``, given
+    when the caller holds it) stepped through the record's actions up to the first that
+    cannot be played (``None``: all of them were). Each action id (an exchange as its takes
+    and discards) is checked legal and then stepped by ``step(state, id)``, which must step
+    the state by it (a narrator telling it, a judge weighing it first); by default the core
+    steps it."""
+    game, st = start if start is not None else start_state(record)
+    if step is None:
+        def step(s: State, a: int) -> None:
+            game.step(s, np.array([a]))
     space = game.actions
     field_kind = {"bids": BID, "contract": DECLARE, "plays": PLAY}
     for i, (text, where) in enumerate(zip(record.actions, record.fields)):
         if isinstance(text, dict):
-            error = _apply_exchange(game, st, text)
+            error = _apply_exchange(game, st, text, step)
             if error:
                 phase, seat, reason = error
                 action = {k: [_action_text(x) for x in v] for k, v in text.items()}
@@ -323,7 +332,7 @@ def replay_steps(record: Record) -> tuple[Game, State, ReplayError | None]:
                 phase, seat, reason = game.explain(st, 0, a)
             return game, st, ReplayError(i, phase, seat, _action_text(text), reason, kind,
                                          text, where)
-        game.step(st, np.array([a]))
+        step(st, a)
     return game, st, None
 
 
@@ -374,8 +383,10 @@ def exchange_actions(game: Game, st: State, b: int, exchange: dict) -> list[int]
     return actions
 
 
-def _apply_exchange(game: Game, st: State, exchange: dict):
-    """Step a record's exchange through the core: None, or (phase, seat, reason)."""
+def _apply_exchange(game: Game, st: State, exchange: dict, step: Callable[[State, int], Any]):
+    """Step a record's exchange by ``step``, action by action, once all of it is known to be
+    legal (a copy tried first: one that cannot be made leaves ``st`` as it was): None, or
+    (phase, seat, reason)."""
     phase = int(st.phase[0])
     if phase != EXCHANGING:
         if phase >= HAND_OVER:
@@ -385,10 +396,13 @@ def _apply_exchange(game: Game, st: State, exchange: dict):
     actions = exchange_actions(game, st, 0, exchange)
     if isinstance(actions, str):
         return "exchange", seat, actions
+    trial = st.copy()
     for a in actions:
-        if not st.legal[0, a]:
-            return "exchange", seat, game.reason(st, 0, a)
-        game.step(st, np.array([a]))
+        if not trial.legal[0, a]:
+            return "exchange", seat, game.reason(trial, 0, a)
+        game.step(trial, np.array([a]))
+    for a in actions:
+        step(st, a)
     return None
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from texas42_env import tiles as T
 from texas42_env.core import HAND_OVER, PHASE_NAMES, PLAYING, Game, State
 from texas42_env.narrator import Narrator, tiles_text
-from texas42_env.records import Record, exchange_actions, read_records, replay, start_state
+from texas42_env.records import Record, read_records, replay_steps, start_state
 from texas42_env.rules import NELLO, SEVENS
 
 
@@ -99,21 +99,6 @@ def verdict_note(v: Verdict) -> str:
 
 
 # ----------------------------------------------------------------------------- records
-def record_steps(record: Record, game: Game, st: State) -> tuple[dict, Iterator[int]]:
-    """The replay verdict of ``record`` and its legal actions as action ids, one at a time
-    (an exchange as its takes and discards), for the caller to step ``st`` (the record's
-    start state) with: each id is read from the state as it then stands."""
-    result = replay(record)
-    n_ok = result["error"]["index"] if not result["ok"] else len(record.actions)
-
-    def ids() -> Iterator[int]:
-        for action in record.actions[:n_ok]:
-            yield from (exchange_actions(game, st, 0, action) if isinstance(action, dict)
-                        else [game.actions.id(action)])
-
-    return result, ids()
-
-
 def record_agents(record: Record) -> list | None:
     """The record's ``agents`` field when it names every seat, else None."""
     agents = record.raw.get("agents")
@@ -139,13 +124,15 @@ def show_record(record: Record, analyse: bool = False) -> list[str]:
         lines.append(f"  seat {s}{who}: {tiles_text(game, hand)}")
     if record.rules.copies == 2:
         lines.append(f"  cat: {tiles_text(game, record.cat)}")
-    result, steps = record_steps(record, game, st)
     losses = Losses()
-    for a in steps:
+
+    def tell(st: State, a: int) -> None:  # the replay's step: judged, then told
         v = losses.judge(game, st, a) if analyse else None
-        lines += narrator.step(st, a, verdict_note(v) if v else "")
-    if not result["ok"]:
-        e = result["error"]
+        lines.extend(narrator.step(st, a, verdict_note(v) if v else ""))
+
+    _, _, error = replay_steps(record, tell, (game, st))
+    if error is not None:
+        e = error.public()
         who = "" if e["seat"] is None else f" by seat {e['seat']}"
         lines.append(f"illegal action {e['index']}{who} (phase {e['phase']}): "
                      f"{json.dumps(e['action'])}: {e['reason']}; the record stops here")

@@ -4,8 +4,8 @@ one hand replayed frame by frame with every hand shown and the solver's verdict 
 ``RecordsDir`` lists and opens only record files (``.jsonl``, ``.json``) inside its folder,
 none under a dot-name: a path that leaves it (``..``, an absolute path, a link out) or
 cannot be read is refused with ``WebError``.
-Records are read by the one reader (``texas42_env.records.read_records``) and stepped by
-``agents.ui.show.record_steps``, the steps ``texas42 show`` tells.
+Records are read by the one reader (``texas42_env.records.read_records``) and stepped by the
+one replay (``texas42_env.records.replay_steps``), as ``texas42 show`` tells them.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from texas42_env.narrator import Narrator
-from texas42_env.records import Record, RecordError, parse_record, read_records, start_state
+from texas42_env.records import (Record, RecordError, parse_record, read_records, replay_steps,
+                                 start_state)
+from texas42_env.state import State
 
-from agents.ui.show import (SIX_ANALYSED_TRICKS, Losses, analysable, loss_unit, record_agents,
-                            record_steps)
+from agents.ui.show import SIX_ANALYSED_TRICKS, Losses, analysable, loss_unit, record_agents
 from agents.ui.web.games import WebError
 from agents.ui.web.view import PHASES, table_view
 
@@ -173,9 +174,9 @@ def replay_frames(record: Record, analyse: bool = False) -> dict[str, Any]:
         return {**table_view(game, st, reveal=True, names=names, narrator=narrator), **known}
 
     frames = [{"step": None, "view": view()}]
-    result, steps = record_steps(record, game, st)
     losses = Losses()
-    for a in steps:
+
+    def frame(st: State, a: int) -> None:  # the replay's step: judged, told, then shown
         step: dict[str, Any] = {"seat": int(st.to_move[0]), "phase": PHASES[int(st.phase[0])],
                                 "action": game.actions.name(a)}
         v = losses.judge(game, st, a) if analyse else None
@@ -184,9 +185,11 @@ def replay_frames(record: Record, analyse: bool = False) -> dict[str, Any]:
                                "values": v.values, "unit": loss_unit(st)}
         step["lines"] = narrator.step(st, a)
         frames.append({"step": step, "view": view()})
+
+    _, _, error = replay_steps(record, frame, (game, st))
     out: dict[str, Any] = {"ruleset": record.rules.ruleset, "options": record.rules.options(),
                            "agents": names, "frames": frames,
-                           "error": None if result["ok"] else result["error"]}
+                           "error": None if error is None else error.public()}
     if analyse:
         why = analysable(game, st) if int(st.contract[0]) >= 0 else "no contract was played"
         teams = [{"lost": losses.lost[t], "mistakes": losses.mistakes[t]} for t in (0, 1)]
