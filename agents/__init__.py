@@ -5,7 +5,12 @@ neural), ``search`` (the exact solver), ``nets`` (networks, checkpoints), ``bidd
 bidding lab), ``training`` (self-play), ``arena`` (duplicate matches, tournaments, ratings),
 ``shipped`` (``champion`` and ``learned``, their weights in the package), ``ui`` (the
 terminal game, show, demo); ``cli`` is the ``texas42`` command and ``bench`` its
-benchmarks. See docs/architecture.md."""
+benchmarks. Modules that moved still import by their old names (``agents.moved``). See
+docs/architecture.md."""
+
+from agents import moved
+
+moved.install()
 
 from agents.base import REGISTRY, Agent, Context, make_agent, parse_spec, register, spec_text
 from agents.baselines import HeuristicAgent, PassiveAgent, PimcAgent, RandomAgent

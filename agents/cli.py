@@ -404,7 +404,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return _refuse("serve", "--records", f"{args.records!r} is not a folder")
     try:
         import uvicorn  # the web extra: texas42[web]
-        from agents.ui.web.app import LOOPBACK, create_app  # FastAPI, the web extra
+        from agents.ui.web.server import LOOPBACK, create_app  # FastAPI, the web extra
     except ImportError as e:
         print(f"texas42 serve: the web app needs the web extra ({e.name} is missing): "
               f"pip install 'texas42[web]'", file=sys.stderr)

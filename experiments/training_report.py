@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.arena.duplicate import play_duplicate, summarize  # noqa: E402
-from agents.nets.checkpoint import latest_checkpoint, load_checkpoint  # noqa: E402
-from agents.baselines.neural import NeuralAgent  # noqa: E402
-from agents.runs import atomic_write, read_lines, write_json  # noqa: E402
-from texas42_env.rules import RulesConfig  # noqa: E402
+from agents.arena.duplicate import play_duplicate, summarize
+from agents.nets.checkpoint import latest_checkpoint, load_checkpoint
+from agents.baselines.neural import NeuralAgent
+from agents.runs import atomic_write, read_lines, write_json
+from texas42_env.rules import RulesConfig
 
 
 def main() -> None:

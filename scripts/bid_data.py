@@ -7,7 +7,6 @@ stops it before any hand is valued, with one line naming the key.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import hydra
@@ -15,11 +14,9 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.bidding.dataset import DataConfig, DatasetError, generate  # noqa: E402
-from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
-from texas42_env.rules import ConfigError  # noqa: E402
+from agents.bidding.dataset import DataConfig, DatasetError, generate
+from agents.hydra_apps import hydra_error, one_line, run_app, tidy_run
+from texas42_env.rules import ConfigError
 
 
 @hydra.main(config_path="../configs", config_name="bid_data", version_base=None)

@@ -8,7 +8,6 @@ with one line naming the key.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import hydra
@@ -16,11 +15,9 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
-from agents.training.expert import ExpertConfig, run_expert  # noqa: E402
-from texas42_env.rules import ConfigError  # noqa: E402
+from agents.hydra_apps import hydra_error, one_line, run_app, tidy_run
+from agents.training.expert import ExpertConfig, run_expert
+from texas42_env.rules import ConfigError
 
 
 @hydra.main(config_path="../configs", config_name="expert", version_base=None)

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.nets.checkpoint import (CheckpointError, latest_checkpoint, load_checkpoint,  # noqa: E402
+from agents.nets.checkpoint import (CheckpointError, latest_checkpoint, load_checkpoint,
                                     save_checkpoint)
-from agents.shipped import WEIGHTS  # noqa: E402
+from agents.shipped import WEIGHTS
 
 KEEP = ("kind", "net", "model", "rules", "train_config", "expert", "train", "data", "context",
         "finetune", "finetune_history")

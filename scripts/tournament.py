@@ -18,12 +18,10 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.arena.tournament import (TournamentConfig, TournamentInterrupted,  # noqa: E402
+from agents.arena.tournament import (TournamentConfig, TournamentInterrupted,
                                      run_tournament, team)
-from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
-from texas42_env.rules import ConfigError  # noqa: E402
+from agents.hydra_apps import hydra_error, one_line, run_app, tidy_run
+from texas42_env.rules import ConfigError
 
 
 OmegaConf.register_new_resolver("team", team, replace=True)  # ${team:${ruleset},a,b}

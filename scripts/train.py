@@ -21,13 +21,11 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.nets.checkpoint import CheckpointError  # noqa: E402
-from agents.scale.backend import BackendError  # noqa: E402
-from agents.training.app import TrainConfig, run_training  # noqa: E402
-from agents.apps import drop_if_unused, hydra_error, one_line, run_app  # noqa: E402
-from texas42_env.rules import ConfigError  # noqa: E402
+from agents.nets.checkpoint import CheckpointError
+from agents.scale.backend import BackendError
+from agents.training.ppo_run import TrainConfig, run_training
+from agents.hydra_apps import drop_if_unused, hydra_error, one_line, run_app
+from texas42_env.rules import ConfigError
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 

@@ -8,7 +8,6 @@ unknown key stops it before training, with one line naming the key.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -17,15 +16,13 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from agents.training.bidnet import FinetuneConfig, TrainBidConfig, finetune_bidnet, train_bidnet  # noqa: E402
-from agents.nets.checkpoint import CheckpointError  # noqa: E402
-from agents.nets.device import resolve_device  # noqa: E402
-from agents.bidding.dataset import DatasetError  # noqa: E402
-from agents.apps import hydra_error, one_line, run_app, tidy_run  # noqa: E402
-from texas42_env.config import Rule, build, check, check_keys  # noqa: E402
-from texas42_env.rules import ConfigError  # noqa: E402
+from agents.training.bidnet_training import FinetuneConfig, TrainBidConfig, finetune_bidnet, train_bidnet
+from agents.nets.checkpoint import CheckpointError
+from agents.nets.device import resolve_device
+from agents.bidding.dataset import DatasetError
+from agents.hydra_apps import hydra_error, one_line, run_app, tidy_run
+from texas42_env.config import Rule, build, check, check_keys
+from texas42_env.rules import ConfigError
 
 
 def _run(fn, total: int, unit: str, desc: str, show: bool, postfix):

@@ -710,7 +710,7 @@ def test_features_are_affine_in_the_tiles_held():
 def bidnet(dataset, tmp_path_factory):
     import torch
 
-    from agents.training.bidnet import TrainBidConfig, train_bidnet
+    from agents.training.bidnet_training import TrainBidConfig, train_bidnet
 
     before = torch.get_num_threads()
     path = tmp_path_factory.mktemp("bidnet") / "bidnet.pt"
@@ -766,7 +766,7 @@ def test_the_numpy_net_matches_the_torch_net(bidnet, torch_one_thread):
 @pytest.mark.parametrize("layers", [1, 3])
 def test_the_numpy_net_matches_at_other_depths(dataset, tmp_path, layers, torch_one_thread):
     from agents.bidding.bidnet import NumpyBidNet
-    from agents.training.bidnet import TrainBidConfig, train_bidnet
+    from agents.training.bidnet_training import TrainBidConfig, train_bidnet
 
     path = tmp_path / "net.pt"
     train_bidnet(TrainBidConfig(data=str(dataset), epochs=1, hidden=8, layers=layers,
@@ -804,7 +804,7 @@ def test_the_numpy_net_refuses_other_checkpoints(tmp_path, bidnet):
 
 
 def test_training_refuses_datasets_it_cannot_use(tmp_path):
-    from agents.training.bidnet import TrainBidConfig, train_bidnet
+    from agents.training.bidnet_training import TrainBidConfig, train_bidnet
 
     one_deal = tmp_path / "one"
     generate(DataConfig(hands=4, chunk=4, worlds=1), one_deal)
@@ -889,7 +889,7 @@ def test_bidnet_training_on_device_cpu_gives_the_weights_of_the_default(
     import torch
 
     from agents.nets.checkpoint import load_checkpoint
-    from agents.training.bidnet import (FinetuneConfig, TrainBidConfig, finetune_bidnet,
+    from agents.training.bidnet_training import (FinetuneConfig, TrainBidConfig, finetune_bidnet,
                                         train_bidnet)
 
     def same(a, b):

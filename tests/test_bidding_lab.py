@@ -1,7 +1,7 @@
 """The bidding lab: auction inference (``auction_worlds``, ``SimBidder(infer=...)``), the
 auction context of the learned bidder and its self-play fine-tuning, the value bidder's
 special bids and exploration, the score-aware bid rule, and the evaluation tools
-(agents/arena/bidders.py, experiments/bidding/run.py, scripts/train_bidnet.py finetune mode)."""
+(agents/arena/bidder_matches.py, experiments/bidding/run.py, scripts/train_bidnet.py finetune mode)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def tiny_net(tmp_path_factory):
     config naming the dataset, as the script's checkpoints do)."""
     import torch
 
-    from agents.training.bidnet import TrainBidConfig, train_bidnet
+    from agents.training.bidnet_training import TrainBidConfig, train_bidnet
     from agents.bidding.dataset import DataConfig, generate
 
     root = tmp_path_factory.mktemp("lab")
@@ -348,7 +348,7 @@ def locate(hands: np.ndarray, seed: int, first_game: int, n: int) -> list[tuple[
 @pytest.mark.parametrize("opponents", ["self", "heuristic"])
 def test_self_play_outcomes_are_consistent_and_deterministic(opponents):
     from agents.bidding.bidnet import N_CONTEXT
-    from agents.training.bidnet import self_play_outcomes
+    from agents.training.bidnet_training import self_play_outcomes
 
     ck = fresh_checkpoint()
     res = self_play_outcomes(ck, 24, seed=3, first_game=10, opponents=opponents)
@@ -374,7 +374,7 @@ def test_self_play_outcomes_are_consistent_and_deterministic(opponents):
 
 
 def test_with_every_seat_learned_both_teams_contracts_count():
-    from agents.training.bidnet import self_play_outcomes
+    from agents.training.bidnet_training import self_play_outcomes
 
     res = self_play_outcomes(fresh_checkpoint(), 24, seed=3, first_game=10)
     seats = locate(res["hands"], 3, 10, 24)
@@ -385,7 +385,7 @@ def test_with_every_seat_learned_both_teams_contracts_count():
 def test_self_play_outcomes_price_the_play_given(opponents):
     """The net's seats play the cards as ``play``: the auctions (hands, contracts, needs,
     predictions) are the heuristic-play run's, the makes those of that play."""
-    from agents.training.bidnet import self_play_outcomes
+    from agents.training.bidnet_training import self_play_outcomes
 
     ck = fresh_checkpoint()
     base = self_play_outcomes(ck, 48, seed=3, first_game=10, opponents=opponents)
@@ -397,7 +397,7 @@ def test_self_play_outcomes_price_the_play_given(opponents):
 
 
 def test_finetuning_refuses_an_unknown_play_agent():
-    from agents.training.bidnet import FinetuneConfig
+    from agents.training.bidnet_training import FinetuneConfig
     from texas42_env.rules import ConfigError
 
     with pytest.raises(ConfigError, match="finetune.play"):
@@ -408,7 +408,7 @@ def test_finetuning_refuses_an_unknown_play_agent():
 # ---------------------------------------------------------------------- fine-tuning
 def test_finetuning_writes_a_net_that_reads_the_auction(tiny_net, tmp_path, torch_one_thread):
     from agents.bidding.bidnet import N_HAND, LearnedBidder, NumpyBidNet, auction_context
-    from agents.training.bidnet import FinetuneConfig, finetune_bidnet, self_play_outcomes
+    from agents.training.bidnet_training import FinetuneConfig, finetune_bidnet, self_play_outcomes
     from agents.nets.checkpoint import load_checkpoint
 
     out = tmp_path / "ft.pt"
@@ -464,7 +464,7 @@ def test_zeroed_auction_weights_leave_the_starting_nets_chances(tiny_net):
 
 
 def test_finetuning_with_the_dataset_anchor(tiny_net, tmp_path, torch_one_thread):
-    from agents.training.bidnet import FinetuneConfig, finetune_bidnet
+    from agents.training.bidnet_training import FinetuneConfig, finetune_bidnet
 
     kw = dict(rounds=1, hands=32, epochs=1, threads=1)
     free = finetune_bidnet(tiny_net, FinetuneConfig(anchor=0, **kw), tmp_path / "a.pt")
@@ -479,7 +479,7 @@ def test_finetuning_with_the_dataset_anchor(tiny_net, tmp_path, torch_one_thread
                                   {"batch": -4}, {"opponents": "random"}, {"explore": 1.5},
                                   {"explore": -0.1}])
 def test_bad_finetune_configs_are_refused(opts):
-    from agents.training.bidnet import FinetuneConfig
+    from agents.training.bidnet_training import FinetuneConfig
 
     with pytest.raises(ValueError, match=next(iter(opts))):
         FinetuneConfig(**opts)
@@ -487,7 +487,7 @@ def test_bad_finetune_configs_are_refused(opts):
 
 def test_a_negative_anchor_is_refused():
     """The anchor is a loss weight: a negative one is meaningless (it silently acts as 0)."""
-    from agents.training.bidnet import FinetuneConfig
+    from agents.training.bidnet_training import FinetuneConfig
 
     with pytest.raises(ValueError, match="anchor"):
         FinetuneConfig(anchor=-0.5)
@@ -496,7 +496,7 @@ def test_a_negative_anchor_is_refused():
 def test_finetuning_refuses_checkpoints_that_are_no_bid_nets(tmp_path):
     import torch
 
-    from agents.training.bidnet import FinetuneConfig, finetune_bidnet
+    from agents.training.bidnet_training import FinetuneConfig, finetune_bidnet
     from agents.nets.checkpoint import CheckpointError, save_checkpoint
 
     other = tmp_path / "policy.pt"
@@ -513,7 +513,7 @@ def test_finetuning_refuses_checkpoints_that_are_no_bid_nets(tmp_path):
 def test_finetuning_without_an_anchor_needs_no_training_config(tmp_path, torch_one_thread):
     """A freshly initialised net's checkpoint (as bench_bidding builds one: no "train"
     config) has no dataset; with anchor=0 none is needed."""
-    from agents.training.bidnet import FinetuneConfig, finetune_bidnet
+    from agents.training.bidnet_training import FinetuneConfig, finetune_bidnet
     from agents.bidding.bidnet import NumpyBidNet
     from agents.nets.checkpoint import save_checkpoint
 
@@ -700,7 +700,7 @@ def test_a_positive_game_weight_bids_marks_when_the_opponents_need_one_mark():
 
 # ---------------------------------------------------------------------- calibration
 def test_calibration_by_hand():
-    from agents.arena.bidders import calibration
+    from agents.arena.bidder_matches import calibration
 
     c = calibration([0.05, 0.15, 0.95, 0.95], [0, 1, 1, 0], bins=10)
     # |0.05 - 0| / 4 + |0.15 - 1| / 4 + 2 |0.95 - 0.5| / 4
@@ -720,7 +720,7 @@ def test_calibration_by_hand():
 @pytest.mark.parametrize("predicted, made", [([0.5, 0.5], [1]), ([], []), ([0.5, -0.1], [1, 0]),
                                              ([1.2], [1])])
 def test_calibration_refuses_bad_input(predicted, made):
-    from agents.arena.bidders import calibration
+    from agents.arena.bidder_matches import calibration
 
     with pytest.raises(ValueError):
         calibration(predicted, made)
@@ -729,14 +729,14 @@ def test_calibration_refuses_bad_input(predicted, made):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_calibration_refuses_a_nan_prediction():
     """NaN is no chance in [0, 1]; accepted, it is counted in n but lands in no bin."""
-    from agents.arena.bidders import calibration
+    from agents.arena.bidder_matches import calibration
 
     with pytest.raises(ValueError):
         calibration([0.5, float("nan")], [1, 0])
 
 
 def test_reliability_plot_writes_a_png(tmp_path):
-    from agents.arena.bidders import calibration, reliability_plot
+    from agents.arena.bidder_matches import calibration, reliability_plot
 
     path = tmp_path / "rel.png"
     reliability_plot({"a": calibration([0.1, 0.6, 0.9], [0, 1, 1]),
@@ -747,7 +747,7 @@ def test_reliability_plot_writes_a_png(tmp_path):
 
 # ---------------------------------------------------------------------- compare, bench
 def test_compare_in_hands_mode_gives_marks_per_hand_and_calibration_pairs():
-    from agents.arena.bidders import compare
+    from agents.arena.bidder_matches import compare
 
     r = compare({"name": "simbid", "worlds": 2}, "heuristic", deals=2, mode="hands", workers=1)
     s = r["summary"]
@@ -763,7 +763,7 @@ def test_compare_in_hands_mode_gives_marks_per_hand_and_calibration_pairs():
 
 
 def test_compare_in_games_mode_gives_marks_per_game():
-    from agents.arena.bidders import compare
+    from agents.arena.bidder_matches import compare
 
     r = compare({"name": "simbid", "worlds": 2, "suits": 1}, deals=1, mode="games", workers=1)
     s = r["summary"]

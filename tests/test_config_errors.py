@@ -13,10 +13,10 @@ import pytest
 from agents.arena.tournament import TournamentConfig, TournamentError
 from agents.bidding.dataset import DataConfig, DatasetError
 from agents.nets.policy import ModelConfig
-from agents.training.app import EvalConfig, TrainConfig, WarmStartConfig
-from agents.training.bidnet import FinetuneConfig, TrainBidConfig
+from agents.training.ppo_run import EvalConfig, TrainConfig, WarmStartConfig
+from agents.training.bidnet_training import FinetuneConfig, TrainBidConfig
 from agents.training.ppo import OpponentsConfig, PPOConfig
-from agents.apps import _opened
+from agents.hydra_apps import _opened
 from texas42_env.config import Rule, check, check_rules, number, one_of, whole
 from texas42_env.rules import ConfigError, RulesConfig
 
@@ -167,7 +167,7 @@ CASES = {
                     ["rules.target", "0", "an integer 1..100000"]),
     "train-long": ("train.py", ["--config-name", "long", "algorithm.epochs=0"],
                    ["algorithm.epochs", "0", "positive"]),
-    "train-bidder": ("train.py", ["--config-name", "bidder", "warm_start.agent=bidnot"],
+    "train-ppo_bidder": ("train.py", ["--config-name", "ppo_bidder", "warm_start.agent=bidnot"],
                      ["warm_start.agent", "'bidnot'", "allowed: "]),
     "tournament-deals": ("tournament.py", ["deals=abc"],
                          ["deals", "'abc'", "a positive whole number"]),

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from agents.nets.checkpoint import CheckpointError, checksum, load_checkpoint, save_checkpoint
-from agents.training.app import TrainConfig, run_training
+from agents.training.ppo_run import TrainConfig, run_training
 
 ROOT = Path(__file__).resolve().parents[1]
 RESUME_NEEDS = ("model", "optimizer", "rng", "step", "train_config")  # what resume requires

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The layers, lowest first: a module may import its own layer's modules and those below.
 LAYERS = [
     ("texas42_env",),
-    ("agents.base", "agents.runs"),
+    ("agents.base", "agents.runs", "agents.moved"),
     ("agents.driver",),
     ("agents.search", "agents.nets", "agents.scale"),
     ("agents.baselines",),
@@ -26,7 +26,7 @@ LAYERS = [
     ("agents.arena",),
     ("agents.training",),
     ("agents.ui",),
-    ("agents.cli", "agents.bench", "agents.apps", "agents"),
+    ("agents.cli", "agents.bench", "agents.hydra_apps", "agents"),
 ]
 # heavy optional libraries a function may import when it first needs them (and the project's
 # modules that import one of them at their top: the solver, the nets, training, the web app)
@@ -258,3 +258,23 @@ def test_a_module_that_loads_a_heavy_one_at_its_top_is_heavy_too(tmp_path):
                             "agents/arena/use.py": "def f():\n"
                                                    "    from agents.search.solver import s  # numba\n"})
     assert violations(root) == []
+
+
+@pytest.mark.parametrize("old", sorted(__import__("agents.moved").moved.MOVED))
+def test_a_moved_module_imports_by_its_old_name_and_says_the_new(old):
+    """The old dotted name gives the new module itself, with a DeprecationWarning naming it
+    (in a fresh interpreter: this one may have imported it already)."""
+    from agents.moved import MOVED
+
+    code = ("import importlib, warnings\n"
+            "warnings.simplefilter('error')\n"
+            f"try:\n    importlib.import_module({old!r})\n"
+            "except DeprecationWarning as e:\n    print(e)\n"
+            "warnings.simplefilter('ignore')\n"
+            f"print(importlib.import_module({old!r}) is importlib.import_module("
+            f"{MOVED[old]!r}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        f"{old} is now {MOVED[old]}: import that (the old name will go)", "True"]

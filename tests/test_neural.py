@@ -14,7 +14,7 @@ from agents.training.imitation import demonstrations, warm_start
 from agents.nets.policy import ModelConfig, Policy
 from agents.baselines.neural import NeuralAgent
 from agents.training.ppo import OpponentsConfig, PPOConfig, Trainer
-from agents.training.app import WarmStartConfig
+from agents.training.ppo_run import WarmStartConfig
 from texas42_env.core import HAND_OVER, Game
 from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder

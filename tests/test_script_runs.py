@@ -33,3 +33,13 @@ def test_a_tournament_run_folder_holds_its_outputs_and_no_log(tmp_path):
     names = {p.name for p in run.iterdir()}
     assert {"results.jsonl", "ratings.csv", "report.md", "ratings.png", ".hydra"} <= names
     assert not list(run.glob("*.log"))
+
+
+def test_a_renamed_config_says_its_new_name(tmp_path):
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "train.py"),
+                          "--config-name", "bidder"], capture_output=True, text=True,
+                         cwd=tmp_path)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        "train: the config 'bidder' is now 'ppo_bidder': --config-name ppo_bidder"]
+    assert not (tmp_path / "runs").exists()

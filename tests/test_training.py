@@ -1,4 +1,4 @@
-"""Training runs (agents/training/app.py, scripts/train.py): run folders, resume, config errors."""
+"""Training runs (agents/training/ppo_run.py, scripts/train.py): run folders, resume, config errors."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import torch
 from agents.nets.checkpoint import checkpoints_in, load_checkpoint
 from agents.baselines.neural import NeuralAgent
 from agents.training.ppo import PPOConfig
-from agents.training.app import TrainConfig, TrainingInterrupted, run_training
+from agents.training.ppo_run import TrainConfig, TrainingInterrupted, run_training
 from texas42_env.core import HAND_OVER, Game
 from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
@@ -365,10 +365,10 @@ def test_the_train_script_reports_a_bad_option_without_a_traceback(tmp_path):
     assert not checkpoints_in(tmp_path / "run" / "checkpoints")
 
 
-def test_the_bidder_config_warm_starts_from_the_committed_bid_net():
-    config = TrainConfig.from_dict(compose(name="bidder"))
+def test_the_ppo_bidder_config_warm_starts_from_the_committed_bid_net():
+    config = TrainConfig.from_dict(compose(name="ppo_bidder"))
     rules, model, ppo, opp, ev, warm = config.parts()
     assert warm.hands > 0 and warm.agent.startswith("bidnet:path=")
     assert (ROOT / warm.agent.split("=", 1)[1]).is_file()
     with pytest.raises(ConfigError, match="warm_start.agent: unknown agent 'bidnot'"):
-        TrainConfig.from_dict(compose('warm_start.agent="bidnot:path=x"', name="bidder")).parts()
+        TrainConfig.from_dict(compose('warm_start.agent="bidnot:path=x"', name="ppo_bidder")).parts()

@@ -27,9 +27,9 @@ from agents.bidding import dataset
 from agents.nets.checkpoint import checkpoints_in, load_checkpoint
 from agents.nets.policy import ModelConfig
 from agents.training import imitation
-from agents.training.app import (TrainConfig, TrainingInterrupted, curves_figure, plot_run,
+from agents.training.ppo_run import (TrainConfig, TrainingInterrupted, curves_figure, plot_run,
                                  run_training)
-from agents.training.bidnet import FinetuneConfig, TrainBidConfig
+from agents.training.bidnet_training import FinetuneConfig, TrainBidConfig
 from agents.training.ppo import Trainer, use_threads
 from texas42_env.rules import ConfigError
 from helpers import tiny_training

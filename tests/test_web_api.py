@@ -16,7 +16,7 @@ import pytest
 
 from texas42_env.records import parse_record, read_records, replay
 from agents.ui.show import show_record
-from agents.ui.web.app import MAX_BODY, create_app
+from agents.ui.web.server import MAX_BODY, create_app
 from agents.base import Agent
 from agents.ui.web.games import Store, WebError, WebGame, agent_spec, agents_for
 from webserver import running

@@ -18,7 +18,7 @@ dataclass, and ``check_rules(options)`` checks a ``rules`` mapping (the rule ``R
 ``rules.OPTION``.
 
 The Hydra apps of ``scripts/`` turn what Hydra itself refuses into the same one line
-(``agents.apps``).
+(``agents.hydra_apps``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The bidding lab: hand values by simulation (``values``), the bid rule (``rule``), the
 bidders that bid by it (``bidders``: ``simbid``; ``bidnet``: the learned bidder) and the
 resumable hand-value dataset (``dataset``). Training the bid net lives in
-``agents.training.bidnet``, evaluating bidders in ``agents.arena.bidders``."""
+``agents.training.bidnet_training``, evaluating bidders in ``agents.arena.bidder_matches``."""
 
 from agents.bidding.bidders import SimBidder, ValueBidder
 from agents.bidding.bidnet import LearnedBidder

@@ -6,7 +6,7 @@ trumps in rank order, suit lengths, doubles and count held: ``features``) and gi
 chance of taking each need of ``NEEDS`` (30..42; the chances fall with the need by
 construction: a base logit minus a running sum of positive steps) and the expected points.
 One net serves every contract, so each hand of the dataset teaches it nine times. It is
-trained (``agents.training.bidnet.train_bidnet``) by cross-entropy against the dataset's per-world shares and
+trained (``agents.training.bidnet_training.train_bidnet``) by cross-entropy against the dataset's per-world shares and
 squared error on the mean points; a checkpoint (``save_checkpoint`` format, weights only)
 holds the weights, the model and data configs and the validation figures.
 

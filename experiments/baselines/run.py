@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
+from agents import make_agent
+from agents.arena.duplicate import play_duplicate, summarize
+from agents.baselines.pimc import PimcAgent
+from texas42_env.rules import RulesConfig
 
-from agents import make_agent  # noqa: E402
-from agents.arena.duplicate import play_duplicate, summarize  # noqa: E402
-from agents.baselines.pimc import PimcAgent  # noqa: E402
-from texas42_env.rules import RulesConfig  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:

@@ -18,11 +18,9 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from agents.arena.bidders import calibration, compare, reliability_plot  # noqa: E402
-from agents.base import parse_spec  # noqa: E402
-from agents.bench import bench_bidding  # noqa: E402
+from agents.arena.bidder_matches import calibration, compare, reliability_plot
+from agents.base import parse_spec
+from agents.bench import bench_bidding
 
 HERE = Path(__file__).resolve().parent
 KEYS = ("sim", "learned", "finetuned", "finetuned-heuristic")
@@ -160,7 +158,7 @@ def write_report(results: dict, path: Path, args) -> None:
     if ppo.exists():
         m = json.loads(ppo.read_text())["matches"]["learned vs heuristic"]["marks_per_hand"]
         lines += ["## In the PPO training app (`ppo_bidder/`)", "",
-                  "`python scripts/train.py --config-name bidder`: the supervised bidder (with "
+                  "`python scripts/train.py --config-name ppo_bidder`: the supervised bidder (with "
                   "the heuristic's card play) cloned into the policy's bidding and play nets "
                   "(60,000 hands), then 300 PPO updates against itself, past snapshots and the "
                   "heuristic (about 8 minutes). This agent plays its own cards, so it is not "

@@ -2,36 +2,31 @@
 
 `python experiments/learning/diagnosis.py [--positions N] [--seed S] [--agents NAME=SPEC ...]`
 
-The positions of ``experiments/strength/regret.py`` (held-out hands bid and played by the
-heuristic at every seat; every third play decision with a choice), each valued by PIMC with
-256 worlds in two measures: the mover's points of 42 (as regret.py) and the chance that the
-hand goes the mover's way (its team makes the bid, or sets it), the measure the marks reward
-pays, times the bid's marks. Each agent plays every position; its regret in a measure is the
-reference's best minus its pick's. The regrets are split by what the decision is: a lead or
-a follow, by the bidding team (offence) or the other (defence), in nello, early (tricks 1-3)
-or late. Reference values are kept in partial/ (a rerun only plays the agents). Writes
-diagnosis.json and diagnosis.md here.
+The positions of ``agents.arena.regret``, as ``experiments/strength/regret.py``'s (held-out
+hands bid and played by the heuristic at every seat; every third play decision with a
+choice), each valued by PIMC with 256 worlds in two measures: the mover's points of 42 (as
+regret.py) and the chance that the hand goes the mover's way (its team makes the bid, or
+sets it), the measure the marks reward pays, times the bid's marks. Each agent plays every
+position; its regret in a measure is the reference's best minus its pick's. The regrets are
+split by what the decision is: a lead or a follow, by the bidding team (offence) or the
+other (defence), in nello, early (tricks 1-3) or late. Reference values are kept in partial/
+(a rerun only plays the agents). Writes diagnosis.json and diagnosis.md here.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from agents.base import make_agent, parse_spec  # noqa: E402
-from agents.baselines.pimc import good_at, mover_utility  # noqa: E402
-from agents.driver import act_rows  # noqa: E402
-from agents.runs import write_npz  # noqa: E402
-from experiments.strength.regret import REFERENCE, mean_ci, picks, start  # noqa: E402
-from texas42_env.core import Game  # noqa: E402
-from texas42_env.observation import make_encoder  # noqa: E402
-from texas42_env.rules import NELLO  # noqa: E402
+from agents.arena.regret import REFERENCE, mean_ci, picks, start
+from agents.base import make_agent
+from agents.baselines.pimc import good_at, mover_utility
+from agents.runs import write_npz
+from texas42_env.core import Game
+from texas42_env.rules import NELLO
 
 HERE = Path(__file__).resolve().parent
 AGENTS = {

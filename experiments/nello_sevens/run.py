@@ -17,24 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from agents.arena.duplicate import PairStats, play_duplicate, summarize  # noqa: E402
-from agents.base import Agent  # noqa: E402
-from agents.baselines.heuristic import HeuristicAgent  # noqa: E402
-from agents.baselines.pimc import PimcAgent  # noqa: E402
-from agents.driver import act_rows  # noqa: E402
-from agents.runs import atomic_write  # noqa: E402
-from texas42_env.actions import NO_ACTION  # noqa: E402
-from texas42_env.core import BIDDING, DECLARING, PLAYING, Game  # noqa: E402
-from texas42_env.observation import make_encoder  # noqa: E402
-from texas42_env.rules import NELLO, SEVENS, RulesConfig  # noqa: E402
+from agents.arena.duplicate import PairStats, play_duplicate, summarize
+from agents.base import Agent
+from agents.baselines.heuristic import HeuristicAgent
+from agents.baselines.pimc import PimcAgent
+from agents.driver import act_rows
+from agents.runs import atomic_write
+from texas42_env.actions import NO_ACTION
+from texas42_env.core import BIDDING, DECLARING, PLAYING, Game
+from texas42_env.observation import make_encoder
+from texas42_env.rules import NELLO, SEVENS, RulesConfig
 
 HERE = Path(__file__).resolve().parent
 BLOCK = 250

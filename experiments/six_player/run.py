@@ -14,16 +14,13 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from agents.arena.duplicate import PairStats, play_duplicate, summarize  # noqa: E402
-from agents.base import REGISTRY, make_agent, parse_spec  # noqa: E402
-from agents.runs import atomic_write  # noqa: E402
-from texas42_env.rules import RulesConfig  # noqa: E402
+from agents.arena.duplicate import PairStats, play_duplicate, summarize
+from agents.base import REGISTRY, make_agent, parse_spec
+from agents.runs import atomic_write
+from texas42_env.rules import RulesConfig
 
 HERE = Path(__file__).resolve().parent
 BLOCK = 100  # deal pairs a saved block of a search match (the others are one block)

@@ -10,12 +10,9 @@ the baseline" (the second agent of each row below), with its deal pairs, marks p
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from agents.arena.duplicate import PairStats, summarize  # noqa: E402
+from agents.arena.duplicate import PairStats, summarize
 
 HERE = Path(__file__).resolve().parent
 FOLDERS = ("search", "learned", "champion_dev", "champion_points", "champion_thumb",

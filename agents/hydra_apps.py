@@ -15,6 +15,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from texas42_env.rules import ConfigError
 
+# configs of configs/ that were renamed: the old name, the new
+RENAMED_CONFIGS = {"bidder": "ppo_bidder"}
+
 
 def one_line(prog: str, error: BaseException) -> str:
     """``PROG: MESSAGE`` on one line (what a script prints as it stops)."""
@@ -58,6 +61,9 @@ def hydra_error(exc: BaseException) -> ConfigError | None:
     if omega is not None:  # a value OmegaConf cannot take or an interpolation it cannot resolve
         first = str(omega).splitlines()[0] if str(omega) else type(omega).__name__
         return ConfigError(f"{full_key}: {first}" if full_key else first, key=full_key)
+    if _kind_of(exc, "MissingConfigException") and missing in RENAMED_CONFIGS:
+        new = RENAMED_CONFIGS[missing]
+        return ConfigError(f"the config {missing!r} is now {new!r}: --config-name {new}")
     if _kind_of(exc, "CompactHydraException"):  # an override that does not parse, ...
         text = str(exc).split("Config search path")[0]
         return ConfigError("; ".join(line.strip() for line in text.splitlines() if line.strip()))
@@ -153,4 +159,4 @@ def tidy_run(folder: Path) -> Iterator[Path]:
         drop_if_unused(Path(folder))
 
 
-__all__ = ["drop_if_unused", "hydra_error", "one_line", "run_app", "tidy_run"]
+__all__ = ["RENAMED_CONFIGS", "drop_if_unused", "hydra_error", "one_line", "run_app", "tidy_run"]

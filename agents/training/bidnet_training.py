@@ -18,7 +18,7 @@ from texas42_env.config import check, number, one_of, setting, validate, whole
 from texas42_env.core import HAND_OVER, Game
 from texas42_env.observation import make_encoder
 
-from agents.arena.bidders import calibration
+from agents.arena.bidder_matches import calibration
 from agents.base import REGISTRY, Agent, spec_name
 from agents.baselines.compose import ComposeAgent
 from agents.bidding.bidnet import (KIND, N_FEATURES, N_HAND, N_NEEDS, BidNetConfig, LearnedBidder,
