@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from texas42_env import tiles as T
 from texas42_env.state import PLAYING
+
+TESTS = Path(__file__).resolve().parent  # tests/: the suite's helpers, references and data
+ROOT = TESTS.parent  # the checkout
+DATA = TESTS / "data"
 
 # the deal of the spec's worked examples
 SPEC_HANDS = [
@@ -108,7 +114,6 @@ def assert_a_killed_learner_resumes_exactly(tmp_path, where: list[str], updates:
     import subprocess
     import sys
     import time
-    from pathlib import Path
 
     from agents.nets.checkpoint import load_checkpoint  # torch: only the training tests
 
@@ -116,7 +121,7 @@ def assert_a_killed_learner_resumes_exactly(tmp_path, where: list[str], updates:
             "algorithm.minibatch=128", "algorithm.epochs=1", "model.hidden=16",
             "model.bid_hidden=16", "checkpoint_every=1", "keep_checkpoints=10", "eval.every=0",
             "eval.against=[]", "progress=false", "opponents.snapshot_every=1", "seed=2"]
-    train = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "train.py")]
+    train = [sys.executable, str(ROOT / "scripts" / "train.py")]
     whole = subprocess.run(train + base + [f"hydra.run.dir={tmp_path / 'whole'}"],
                            capture_output=True, text=True, timeout=600)
     assert whole.returncode == 0, whole.stderr[-2000:]

@@ -23,9 +23,8 @@ from agents.arena.tournament import TournamentConfig, run_tournament
 from agents.bidding.dataset import DataConfig, chunk_path, generate
 from agents.scale.backend import Backend, worker_env
 from agents.training.generation import SelfPlaySettings, self_play_batches
-from helpers import actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
+from helpers import ROOT, actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
 
-ROOT = Path(__file__).resolve().parents[1]
 RAY = str(Path(sys.executable).parent / "ray")
 
 

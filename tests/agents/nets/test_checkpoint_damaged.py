@@ -17,7 +17,8 @@ import torch
 from agents.nets.checkpoint import CheckpointError, checksum, load_checkpoint, save_checkpoint
 from agents.training.ppo_run import TrainConfig, run_training
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 RESUME_NEEDS = ("model", "optimizer", "rng", "step", "train_config")  # what resume requires
 
 

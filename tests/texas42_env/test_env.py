@@ -11,18 +11,15 @@ step agreement with the same tables played one at a time through ``Texas42Env``.
 from __future__ import annotations
 
 import json
-import sys
 import warnings
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers import record, same_state, snapshot  # noqa: E402
+from helpers import DATA, record, same_state, snapshot  # noqa: E402
 
 import texas42_env  # noqa: E402,F401  (registers Texas42-v0 / Texas88-v0)
 from texas42_env import tiles as T  # noqa: E402
@@ -33,7 +30,7 @@ from texas42_env.records import (RecordError, legal_exchanges, parse_record,  # 
 from texas42_env.sampling import uniform_legal  # noqa: E402
 from texas42_env.vector_env import Texas42VectorEnv  # noqa: E402
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "spec_examples.jsonl"
+EXAMPLES = DATA / "spec_examples.jsonl"
 RULESETS = ("standard", "six-player")
 
 

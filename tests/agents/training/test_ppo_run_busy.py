@@ -32,9 +32,8 @@ from agents.training.ppo_run import (TrainConfig, TrainingInterrupted, curves_fi
 from agents.training.bidnet_training import FinetuneConfig, TrainBidConfig
 from agents.training.ppo import Trainer, use_threads
 from texas42_env.rules import ConfigError
-from helpers import tiny_training
+from helpers import ROOT, tiny_training
 
-ROOT = Path(__file__).resolve().parents[1]
 TRAIN = ROOT / "scripts" / "train.py"
 STATE = ("model", "optimizer", "rng", "step", "train_config")
 # the script's tiny run: 32 deals an update, small nets, checkpoints every update

@@ -3,7 +3,6 @@
 import io
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,9 +16,9 @@ from texas42_env.rules import RulesConfig
 from texas42_env.sampling import uniform_legal
 from texas42_env.worlds import replayed
 
-from helpers import record
+from helpers import DATA, record
 
-EXAMPLES = Path(__file__).resolve().parent / "data" / "spec_examples.jsonl"
+EXAMPLES = DATA / "spec_examples.jsonl"
 
 
 def random_record(rules: RulesConfig, seed: int) -> dict:

@@ -23,9 +23,8 @@ from texas42_env.core import HAND_OVER, Game
 from texas42_env.actions import NO_ACTION
 from texas42_env.observation import make_encoder
 from texas42_env.rules import ConfigError, RulesConfig
-from helpers import tiny_training
+from helpers import ROOT, tiny_training
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 pytestmark = pytest.mark.usefixtures("restore_torch_threads")

@@ -1,14 +1,15 @@
 """The worked records of the spec replay exactly as the spec says."""
 
 import json
-from pathlib import Path
 
 import pytest
 
 from texas42_env.records import parse_record, replay
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "examples.jsonl"
-LOCAL = Path(__file__).parent / "data" / "spec_examples.jsonl"
+from helpers import DATA, ROOT
+
+SPEC = ROOT.parent / "shared" / "spec" / "examples.jsonl"
+LOCAL = DATA / "spec_examples.jsonl"
 
 
 def _examples():

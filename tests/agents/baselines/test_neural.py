@@ -21,6 +21,8 @@ from texas42_env.observation import make_encoder
 from texas42_env.rewards import team_rewards
 from texas42_env.rules import RulesConfig
 
+from helpers import ROOT
+
 TINY = ModelConfig(hidden=32, bid_hidden=32)
 
 
@@ -227,7 +229,7 @@ def test_behaviour_cloning_from_an_agent_that_reads_the_table():
     # the learned bidder needs the tables' context (score, auction): the demonstrations pass it
     from pathlib import Path
 
-    net = Path(__file__).resolve().parents[1] / "experiments/bidding/nets/supervised.pt"
+    net = ROOT / "experiments/bidding/nets/supervised.pt"
     trainer = make_trainer(seed=3)
     bidder = make_agent({"name": "bidnet", "path": str(net)}).setup(trainer.game)
     d = demonstrations(trainer, bidder, first=0, n=32)

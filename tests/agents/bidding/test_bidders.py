@@ -25,9 +25,8 @@ from texas42_env.actions import MARKS0, PASS, PLUNGE, POINTS0, SPLASH
 from texas42_env.core import BIDDING, DECLARING, HAND_OVER, PLAYING, Game
 from texas42_env.rules import DOUBLES, FOLLOW_ME, RulesConfig
 
-from helpers import fixed_bidder
+from helpers import ROOT, fixed_bidder
 
-ROOT = Path(__file__).resolve().parents[1]
 RULES = RulesConfig.make()
 ALL = np.uint64((1 << T.N_TILES) - 1)
 SIXES = np.uint64(T.mask_of(T.suit_tiles(6)))  # 6-6, 6-5, ..., 6-0: every trump of 6s

@@ -18,7 +18,8 @@ from agents.arena.tournament import (TournamentConfig, TournamentError, read_res
 from texas42_env.records import parse_record, replay
 from texas42_env.rules import RulesConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 RULES = RulesConfig.make()
 
 

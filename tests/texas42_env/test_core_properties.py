@@ -15,16 +15,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as hs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reference import NAMES, RefHand, count_of, replay_record  # noqa: E402
 

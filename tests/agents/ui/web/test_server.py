@@ -21,6 +21,8 @@ from agents.base import Agent
 from agents.ui.web.games import Store, WebError, WebGame, agent_spec, agents_for
 from webserver import running
 
+from helpers import ROOT
+
 BOTS = {"1": "heuristic", "2": "heuristic", "3": "heuristic"}
 NDJSON = {"content-type": "application/x-ndjson"}
 TILE = re.compile(r"\b[0-6]-[0-6]\b")
@@ -395,7 +397,7 @@ def test_uploads_are_indexed_and_bad_ones_refused(client, records_dir):
 def test_the_readme_documents_every_api_route():
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     documented = set(re.findall(r"(?:GET|POST|DELETE) (/api/[\w/{}]+)", readme))
     routes = {r.path.replace("{path:path}", "{path}").replace("game_id", "id")
               .replace("upload_id", "id")

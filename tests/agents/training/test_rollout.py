@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,10 +18,9 @@ import pickle
 
 from agents.nets.device import resolve_device
 from agents.training.rollout import merge, pack_rows, unpack_rows
-from helpers import actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
+from helpers import ROOT, actor_trainer, assert_a_killed_learner_resumes_exactly, same_weights, trained
 from texas42_env.rules import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.usefixtures("torch_one_thread")
 

@@ -1,4 +1,4 @@
-"""The backends' common interface on the local backend (tests/test_ray.py runs Ray itself):
+"""The backends' common interface on the local backend (tests/agents/scale/test_backend_ray.py runs Ray itself):
 ordered results, held generators, clear refusals."""
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 
 
 @pytest.mark.parametrize("script, bad", [("tournament.py", "deals=abc"),

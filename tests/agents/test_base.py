@@ -62,7 +62,8 @@ from texas42_env.observation import make_encoder
 from texas42_env.rules import CONTRACT_NAMES, DOUBLES, FOLLOW_ME, NELLO, SEVENS, RulesConfig
 from texas42_env.sampling import uniform_legal
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 NETS_DIR = ROOT / "experiments" / "bidding" / "nets"
 NETS = sorted(NETS_DIR.glob("*.pt"))  # the committed bid nets
 RULESETS = ("standard", "six-player")
@@ -166,13 +167,13 @@ def build(name: str, variant: str, ruleset: str, workdir: Path, game: Game):
         except Exception as e:
             pytest.fail(f"agent {name!r} is registered but cannot be built with no arguments "
                         f"({type(e).__name__}: {e}); add an entry for it to BUILD in "
-                        f"tests/test_conformance.py saying how to build it (small settings, "
+                        f"tests/agents/test_base.py saying how to build it (small settings, "
                         f"or the file it needs made in workdir)", pytrace=False)
     else:
         agent = builder(workdir, ruleset)
     if ruleset not in agent.rulesets:
         pytest.fail(f"agent {name!r} plays {agent.rulesets}, but the suite thought it plays "
-                    f"{ruleset!r}: say its rulesets in RULESETS_OF in tests/test_conformance.py",
+                    f"{ruleset!r}: say its rulesets in RULESETS_OF in tests/agents/test_base.py",
                     pytrace=False)
     return agent.setup(game)
 
@@ -408,7 +409,7 @@ def test_the_exclusions_name_registered_agents():
     for table, what in ((BATCH_DEPENDENT, "BATCH_DEPENDENT"), (BUILD, "BUILD"),
                         (RULESETS_OF, "RULESETS_OF")):
         stale = sorted(set(table) - set(REGISTRY))
-        assert not stale, f"{what} in tests/test_conformance.py names agents no longer " \
+        assert not stale, f"{what} in tests/agents/test_base.py names agents no longer " \
             f"registered: {stale}"
     assert all(reason.strip() for reason in BATCH_DEPENDENT.values())
 

@@ -15,14 +15,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import reference as ref4  # noqa: E402
 import reference_six as ref6  # noqa: E402

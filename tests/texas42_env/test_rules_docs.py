@@ -15,9 +15,8 @@ from texas42_env.records import parse_record, replay
 from texas42_env.rules import (CONTRACT_NAMES, DEFAULT_TARGET, DEFAULTS, OPTION_SPECS, PRESETS,
                                RULESETS, ConfigError, RulesConfig, preset)
 
-from helpers import record
+from helpers import ROOT, record
 
-ROOT = Path(__file__).resolve().parents[1]
 RULES_DOC = (ROOT / "docs" / "rules.md").read_text()
 RECORDS_DOC = (ROOT / "docs" / "records.md").read_text()
 EXAMPLES = {e["title"]: e for e in (

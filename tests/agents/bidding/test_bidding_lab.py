@@ -10,7 +10,6 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,9 +27,8 @@ from texas42_env.core import BIDDING, DECLARING, Game
 from texas42_env.observation import make_encoder
 from texas42_env.rules import NELLO, RulesConfig
 
-from helpers import fixed_bidder
+from helpers import ROOT, fixed_bidder
 
-ROOT = Path(__file__).resolve().parents[1]
 ALL = (1 << T.N_TILES) - 1
 PNG = b"\x89PNG\r\n\x1a\n"
 NELLO_TILES = ["1-0", "2-0", "2-1", "3-0", "4-1", "4-3", "5-4"]  # every tile well beaten

@@ -9,18 +9,15 @@ illegal actions; records; rendering.
 from __future__ import annotations
 
 import json
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers import record, same_state, snapshot  # noqa: E402
+from helpers import DATA, record, same_state, snapshot  # noqa: E402
 
 from texas42_env import pettingzoo_env  # noqa: E402
 from texas42_env.core import GAME_OVER, IllegalActionError  # noqa: E402
@@ -252,7 +249,7 @@ def test_out_of_bounds_actions_are_asserted_by_the_wrapper():
 
 # ----------------------------------------------------------------------------- records, render
 def test_reset_from_a_partial_record_and_rejections():
-    ex = [json.loads(line) for line in (Path(__file__).resolve().parent / "data" /
+    ex = [json.loads(line) for line in (DATA /
                                         "spec_examples.jsonl").read_text().splitlines()]
     partial = next(e for e in ex if e["title"].startswith("bidding under way"))
     env = pettingzoo_env.env()

@@ -2,7 +2,6 @@
 holds seats 0/2/4, then 1/3/5 of the same deals; the standard game's figures do not move."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,8 +17,10 @@ from texas42_env.core import GAME_OVER
 from texas42_env.records import parse_record, replay
 from texas42_env.rules import RulesConfig
 
+from helpers import DATA
+
 SIX = RulesConfig.make("six-player")
-GOLDEN = json.loads((Path(__file__).parent / "data" / "golden_matches.json").read_text())
+GOLDEN = json.loads((DATA / "golden_matches.json").read_text())
 
 
 class StandardOnly(RandomAgent):

@@ -31,7 +31,8 @@ from agents.training.expert import (ROLLOUT, TRUE_DEAL, ExpertConfig, ExpertErro
                                     label_games, load_labels, make_teacher, play_log_probs,
                                     run_expert, solver_measure, targets, train_round)
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
+
 SMALL = {"teacher": {"name": "pimc", "n_worlds": 2}, "hands": 8, "chunk_hands": 4,
          "holdout": 2, "epochs": 2, "minibatch": 64, "workers": 1, "progress": False}
 

@@ -20,15 +20,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reference_six import (NAMES, RefSixHand, canonical, count_of,  # noqa: E402
                            exchange_key, replay_record)
