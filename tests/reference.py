@@ -16,8 +16,8 @@ Actions are strings in the notation of rules.md: ``pass``, ``30``..``41``, ``1m`
 ``plunge``, ``splash``, ``0s``..``6s``, ``doubles``, ``follow-me``, ``nello``, ``sevens`` and
 tiles written high end first (``6-4``; ``4-6`` is accepted too).
 
-Where rules.md leaves a choice, the reference follows the project README ("Where rules.md
-leaves a choice to the implementation"); each choice is a class attribute of ``RefHand`` so the
+Where rules.md leaves a choice, the reference follows docs/rules-choices.md ("Where the rules
+leave a choice"); each choice is a class attribute of ``RefHand`` so the
 other reading is one switch away:
 
 - ``SEVENS_MIN_MARKS_AFTER_SPECIAL = False``: after a plunge or splash "any contract but nello
@@ -172,7 +172,7 @@ class RefHand:
     """One four-player hand, from the deal to its end. Plain Python, slow, readable."""
 
     # The two choices where rules.md leaves room (see the module docstring); False is the
-    # reading the project README documents.
+    # reading docs/rules-choices.md documents.
     SEVENS_MIN_MARKS_AFTER_SPECIAL = False
     NELLO_SEVENS_WORTH_42_A_MARK = False
 

@@ -1,10 +1,10 @@
 """The docs match the code."""
 
-from pathlib import Path
+import re
 
 from texas42_env.observation import observation_docs
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT
 
 
 def test_observation_docs_are_generated_from_the_encoders():
@@ -23,8 +23,31 @@ def _python_blocks(text: str) -> list[str]:
     return [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
 
 
-def test_every_python_example_of_the_readme_runs():
-    blocks = _python_blocks((ROOT / "README.md").read_text())
-    assert len(blocks) >= 2
-    for k, code in enumerate(blocks):
-        exec(compile(code, f"README.md python block {k + 1}", "exec"), {})
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_every_python_example_of_the_readme_and_the_docs_runs():
+    ran = 0
+    for page in PAGES:
+        for k, code in enumerate(_python_blocks(page.read_text())):
+            exec(compile(code, f"{page.relative_to(ROOT)} python block {k + 1}", "exec"), {})
+            ran += 1
+    assert ran >= 2
+
+
+def test_the_readme_is_short_and_every_link_of_it_and_the_docs_leads_to_a_file():
+    """The README says what, how to start, how strong the agents are and where to go next;
+    the reference is in docs/, and no relative link of either is broken."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 120
+    for title in ("## Quick start", "## The agents and how strong they are",
+                  "## Where to go next"):
+        assert title in readme
+    broken = []
+    for page in PAGES + sorted(ROOT.glob("*/README.md")):
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []

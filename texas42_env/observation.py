@@ -3,8 +3,8 @@
 Everything is relative to the observing seat: seats are numbered 0 (me), 1 (my left),
 2 (partner in the four-player game), ... clockwise; teams are "us" then "them". The layout
 of the vector is ``encoder.fields``: (name, offset, size, meaning), printed as a table by
-``encoder.describe()`` and in the README. ``ObservationEncoder`` shows only what the seat may
-see; ``PerfectInformationEncoder`` adds every hand and the cat and exists for research
+``encoder.describe()`` and in docs/observations.md. ``ObservationEncoder`` shows only what the
+seat may see; ``PerfectInformationEncoder`` adds every hand and the cat and exists for research
 (oracles, critics): it is used only when asked for by name.
 """
 

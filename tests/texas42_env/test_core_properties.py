@@ -841,11 +841,12 @@ def test_reference_rules_by_hand():
 
 
 # ----------------------------------------------------------------------------- readings of rules.md
-# Two places where rules.md leaves a choice; the core and the reference follow the README.
+# Two places where rules.md leaves a choice; the core and the reference follow
+# docs/rules-choices.md.
 
 def test_sevens_after_a_splash_or_plunge_whatever_sevens_min_marks():
-    """README: after a plunge or splash "any contract but nello may be named" overrides
-    ``sevens_min_marks`` (a 2m splash allows sevens even with sevens_min_marks 3)."""
+    """docs/rules-choices.md: after a plunge or splash "any contract but nello may be named"
+    overrides ``sevens_min_marks`` (a 2m splash allows sevens even with sevens_min_marks 3)."""
     assert RefHand.SEVENS_MIN_MARKS_AFTER_SPECIAL is False
     rules = RulesConfig.make(sevens=True, sevens_min_marks=3, splash=True)
     game, st, ref = _drive(rules, 1, HANDS, ["splash", "pass", "pass", "pass"])
@@ -864,8 +865,8 @@ def test_sevens_after_a_splash_or_plunge_whatever_sevens_min_marks():
     ("sevens", ["30", "pass", "pass", "pass", "sevens", "5-2", "3-2", "4-4", "6-1"]),
 ])
 def test_points_scoring_nello_and_sevens_on_a_points_bid_worth_the_bid(contract, seq):
-    """README: under ``scoring: points`` a nello or sevens declared on a points bid is worth the
-    points bid (here 30), one mark under ``scoring: marks``."""
+    """docs/rules-choices.md: under ``scoring: points`` a nello or sevens declared on a points
+    bid is worth the points bid (here 30), one mark under ``scoring: marks``."""
     assert RefHand.NELLO_SEVENS_WORTH_42_A_MARK is False
     for scoring, value in (("points", 30), ("marks", 1)):
         rules = RulesConfig.make(scoring=scoring, nello_min_marks=0, sevens=True,
