@@ -18,6 +18,7 @@ MOVED = {
     "agents.training.bidnet": "agents.training.bidnet_training",
     "agents.arena.bidders": "agents.arena.bidder_matches",
     "agents.ui.web.app": "agents.ui.web.server",
+    "agents.search.kernels": "agents.search.points",
 }
 
 

@@ -4,7 +4,7 @@ six hands in two teams of three (seats 0/2/4 and 1/3/5), 9 tricks, two copies of
 A hand is one int64 over the 28 tile types: bit ``t`` when it holds a copy of type ``t``, bit
 ``28 + t`` when it holds both (``hand_word``). Which copy is played never matters: the copies
 are alike but for the first-played rule, which the trick's strict "better than the best so
-far" keeps. The search is the suit search's (``agents.search.kernels``) for six seats:
+far" keeps. The search is the suit search's (``agents.search.points``) for six seats:
 fail-soft alpha-beta over an explicit stack of frames, a transposition table of bounds at
 trick starts keyed by two independent 64-bit hashes of the six hands and the leader, plays
 ordered by the same cheap rules with equivalent plays searched once (``_alike6``: the suit
@@ -17,9 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.search.kernels import (_BEAT, _COUNT, _ENTER, _FOLLOW, _LED, _NEXT, _P_GEN,
-                                   _P_NODES, _P_PASSES, _P_PPT, _P_TEAM, _P_ZERO, _RANK,
-                                   _RETURN, _alike, _bit_index, _live_suits)
+from agents.search.alphabeta import (alike, back_up, live_suits, narrow, open_frame,
+                                     play_child, pop_frame, start_frame, store_bounds, tt_cut)
+from agents.search.layout import (BEAT, COUNT, ENTER, FOLLOW, F_ALPHA, F_BETA, F_BRANK,
+                                  F_BSEAT, F_HAND, F_I, F_K1, F_K2, F_KILLER, F_LEADER, F_LED,
+                                  F_LEFT, F_N, F_NIN, F_SEAT, LED, NEXT, P_GEN, P_NODES,
+                                  P_PASSES, P_PPT, P_TEAM, P_ZERO, RANK, RETURN, bit_index)
 
 SEATS = 6
 MAX_PLIES = 64  # rows of the per-depth arrays (a hand has 54 plays; the root uses the last)
@@ -53,7 +56,7 @@ def _points_left(h, left, ppt, tab, count_tiles):
     for q in range(SEATS):
         x = h[q]
         for t in count_tiles:
-            p += tab[_COUNT, t] * (((x >> t) & 1) + ((x >> (28 + t)) & 1))
+            p += tab[COUNT, t] * (((x >> t) & 1) + ((x >> (28 + t)) & 1))
     return p
 
 
@@ -73,18 +76,18 @@ def _keys(h, leader):
 
 @njit(cache=True, inline="always")
 def _alike6(t, u, n_in, led, brank, suits, others, tab):
-    """``kernels._alike`` for two-copy hands: never the same play when another hand holds a
+    """``alphabeta.alike`` for two-copy hands: never the same play when another hand holds a
     copy of either tile, since the copy's trick goes to whichever of the two falls first
     (keeping ``t`` may beat a later copy of ``u`` where keeping ``u`` loses to it)."""
     if others & ((np.int64(1) << t) | (np.int64(1) << u)):
         return False
-    return _alike(t, u, n_in, led, brank, suits, others, tab)
+    return alike(t, u, n_in, led, brank, suits, others, tab)
 
 
 @njit(cache=True, inline="always")
 def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, scratch, ply):
     """The plays of ``m`` (tile types) best-first, one of each class of equivalent plays
-    (``kernels._order`` for six seats); return how many."""
+    (``points._order`` for six seats); return how many."""
     team = seat & 1
     opp = 0
     others = 0
@@ -100,15 +103,15 @@ def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, s
     while m:
         bit = m & -m
         m ^= bit
-        t = _bit_index(bit)
-        c = tab[_COUNT, t]
+        t = bit_index(bit)
+        c = tab[COUNT, t]
         same = False
         for j in range(n):
             u = scratch[ply, 0, j]
-            if tab[_COUNT, u] != c or tab[_LED, u] != tab[_LED, t]:
+            if tab[COUNT, u] != c or tab[LED, u] != tab[LED, t]:
                 continue
             if suits < 0:
-                suits = _live_suits(others, n_in, led, tab)
+                suits = live_suits(others, n_in, led, tab)
             if _alike6(t, u, n_in, led, brank, suits, others, tab):
                 same = True
                 if t == tt_move:
@@ -117,16 +120,16 @@ def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, s
         if same:
             continue
         if n_in == 0:
-            s = tab[_LED, t]
-            r = tab[_RANK + s, t]
+            s = tab[LED, t]
+            r = tab[RANK + s, t]
             if t == tt_move:
                 sc = 10000
-            elif tab[_BEAT + s, t] & opp == 0:  # nothing the opponents hold beats it
+            elif tab[BEAT + s, t] & opp == 0:  # nothing the opponents hold beats it
                 sc = 1000 + 10 * c - r
             else:
                 sc = 100 + 10 * c + r
         else:
-            r = tab[_RANK + led, t]
+            r = tab[RANK + led, t]
             if (bseat & 1) == team:
                 if safe < 0:  # can an opponent still to play take the trick?
                     safe = 1
@@ -135,13 +138,13 @@ def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, s
                         if (q & 1) == team:
                             continue
                         hq = h[q] & _TYPES
-                        f = hq & tab[_FOLLOW, led]
+                        f = hq & tab[FOLLOW, led]
                         if f == 0:
                             f = hq
                         while f:
                             b = f & -f
                             f ^= b
-                            if tab[_RANK + led, _bit_index(b)] > brank:
+                            if tab[RANK + led, bit_index(b)] > brank:
                                 safe = 0
                                 break
                         if safe == 0:
@@ -151,11 +154,11 @@ def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, s
                 elif r > brank:
                     sc = 1000 + 10 * c - r
                 else:
-                    sc = 100 - 10 * c - r - tab[_RANK + tab[_LED, t], t]
+                    sc = 100 - 10 * c - r - tab[RANK + tab[LED, t], t]
             elif r > brank:
                 sc = 1000 + 10 * c - r
             else:
-                sc = 100 - 10 * c - r - tab[_RANK + tab[_LED, t], t]
+                sc = 100 - 10 * c - r - tab[RANK + tab[LED, t], t]
         if t == killer:
             sc += 60
         i = n
@@ -172,16 +175,16 @@ def _order6(h, seat, leader, n_in, led, brank, bseat, m, tt_move, killer, tab, s
 @njit(cache=True, inline="always")
 def _last_trick6(h, leader, ppt, tab, bt):
     """Points the bidding team takes in the last trick (one tile in each hand)."""
-    t = _bit_index(h[leader] & _TYPES)
-    s = tab[_LED, t]
-    best = tab[_RANK + s, t]
+    t = bit_index(h[leader] & _TYPES)
+    s = tab[LED, t]
+    best = tab[RANK + s, t]
     win = leader
-    pts = tab[_COUNT, t] + ppt
+    pts = tab[COUNT, t] + ppt
     for k in range(1, SEATS):
         seat = (leader + k) % SEATS
-        u = _bit_index(h[seat] & _TYPES)
-        pts += tab[_COUNT, u]
-        r = tab[_RANK + s, u]
+        u = bit_index(h[seat] & _TYPES)
+        pts += tab[COUNT, u]
+        r = tab[RANK + s, u]
         if r > best:
             best = r
             win = seat
@@ -192,50 +195,35 @@ def _last_trick6(h, leader, ppt, tab, bt):
 def _moves(hand, n_in, led, tab):
     m = hand & _TYPES
     if n_in > 0:
-        f = m & tab[_FOLLOW, led]
+        f = m & tab[FOLLOW, led]
         if f != 0:
             m = f
     return m
 
 
-# fields of a search frame (one row of ``frames`` per depth)
-(_F_LEADER, _F_NIN, _F_LED, _F_BRANK, _F_BSEAT, _F_TPTS, _F_LEFT, _F_ALPHA, _F_BETA, _F_AIN,
- _F_BIN, _F_BEST, _F_BEST_T, _F_IDX, _F_LO, _F_HI, _F_N, _F_I, _F_GAIN, _F_SEAT,
- _F_HAND, _F_KILLER, _F_K1, _F_K2) = range(24)
-N_FIELDS = 24
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # no reference counting: see alphabeta
 def _ab6(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, tt,
          count_tiles, scratch, frames):
-    """Points the bidding team takes from here on: ``kernels._ab`` for six seats (``h``: the
+    """Points the bidding team takes from here on: ``points._ab`` for six seats (``h``: the
     six hands as ``hand_word``s, changed and restored; ``tt``: two hash words, then lower
     bound | upper bound << 8 | (best play + 1) << 16 | generation << 24)."""
-    bt = prm[_P_TEAM]
-    ppt = prm[_P_PPT]
-    gen = prm[_P_GEN]
+    bt = prm[P_TEAM]
+    ppt = prm[P_PPT]
+    gen = prm[P_GEN]
     mask = tt.shape[0] - 1
     F = frames
     d = 0
-    F[0, _F_LEADER] = leader
-    F[0, _F_NIN] = n_in
-    F[0, _F_LED] = led
-    F[0, _F_BRANK] = brank
-    F[0, _F_BSEAT] = bseat
-    F[0, _F_TPTS] = tpts
-    F[0, _F_LEFT] = left
-    F[0, _F_ALPHA] = alpha
-    F[0, _F_BETA] = beta
-    mode = _ENTER
+    start_frame(F, leader, n_in, led, brank, bseat, tpts, left, alpha, beta)
+    mode = ENTER
     val = 0
     while True:
-        if mode == _ENTER:
-            prm[_P_NODES] += 1
-            leader = F[d, _F_LEADER]
-            n_in = F[d, _F_NIN]
-            left = F[d, _F_LEFT]
-            alpha = F[d, _F_ALPHA]
-            beta = F[d, _F_BETA]
+        if mode == ENTER:
+            prm[P_NODES] += 1
+            leader = F[d, F_LEADER]
+            n_in = F[d, F_NIN]
+            left = F[d, F_LEFT]
+            alpha = F[d, F_ALPHA]
+            beta = F[d, F_BETA]
             seat = (leader + n_in) % SEATS
             tt_move = -1
             idx = -1
@@ -244,20 +232,20 @@ def _ab6(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, 
             if n_in == 0:
                 if left == 0:
                     val = 0
-                    mode = _RETURN
+                    mode = RETURN
                     continue
                 if left == 1:
                     val = _last_trick6(h, leader, ppt, tab, bt)
-                    mode = _RETURN
+                    mode = RETURN
                     continue
                 hi = _points_left(h, left, ppt, tab, count_tiles)
                 if hi <= alpha:
                     val = hi
-                    mode = _RETURN
+                    mode = RETURN
                     continue
                 if beta <= 0:
                     val = 0
-                    mode = _RETURN
+                    mode = RETURN
                     continue
                 k1, k2 = _keys(h, leader)
                 idx = (k1 >> 7) & mask
@@ -266,138 +254,45 @@ def _ab6(h, leader, n_in, led, brank, bseat, tpts, left, alpha, beta, tab, prm, 
                     lo = e & 255
                     hi = (e >> 8) & 255
                     tt_move = ((e >> 16) & 255) - 1
-                    if lo >= beta:
-                        val = lo
-                        mode = _RETURN
+                    cut, val = tt_cut(lo, hi, alpha, beta)
+                    if cut:
+                        mode = RETURN
                         continue
-                    if hi <= alpha or lo == hi:
-                        val = hi
-                        mode = _RETURN
-                        continue
-                    if lo > alpha:
-                        alpha = lo
-                    if hi < beta:
-                        beta = hi
-                F[d, _F_K1] = k1
-                F[d, _F_K2] = k2
-            led = F[d, _F_LED]
+                    alpha, beta = narrow(lo, hi, alpha, beta)
+                F[d, F_K1] = k1
+                F[d, F_K2] = k2
+            led = F[d, F_LED]
             hand = h[seat]
             m = _moves(hand, n_in, led, tab)
             if m & (m - 1) == 0:  # one legal play
-                scratch[d, 0, 0] = _bit_index(m)
+                scratch[d, 0, 0] = bit_index(m)
                 n = 1
             else:
-                n = _order6(h, seat, leader, n_in, led, F[d, _F_BRANK], F[d, _F_BSEAT], m,
-                            tt_move, F[d, _F_KILLER], tab, scratch, d)
-            F[d, _F_ALPHA] = alpha
-            F[d, _F_BETA] = beta
-            F[d, _F_AIN] = alpha
-            F[d, _F_BIN] = beta
-            F[d, _F_BEST] = -1 if (seat & 1) == bt else 1000
-            F[d, _F_BEST_T] = -1
-            F[d, _F_IDX] = idx
-            F[d, _F_LO] = lo
-            F[d, _F_HI] = hi
-            F[d, _F_N] = n
-            F[d, _F_I] = 0
-            F[d, _F_SEAT] = seat
-            F[d, _F_HAND] = hand
-            mode = _NEXT
-        elif mode == _NEXT:
-            i = F[d, _F_I]
-            if i < F[d, _F_N]:
+                n = _order6(h, seat, leader, n_in, led, F[d, F_BRANK], F[d, F_BSEAT], m,
+                            tt_move, F[d, F_KILLER], tab, scratch, d)
+            open_frame(F, d, alpha, beta, -1 if (seat & 1) == bt else 1000, idx, lo, hi, n,
+                       hand)
+            F[d, F_SEAT] = seat
+            mode = NEXT
+        elif mode == NEXT:
+            i = F[d, F_I]
+            if i < F[d, F_N]:
                 t = scratch[d, 0, i]
-                seat = F[d, _F_SEAT]
-                h[seat] = _without(F[d, _F_HAND], t)
-                n_in = F[d, _F_NIN]
-                c = d + 1
-                gain = 0
-                if n_in == 0:
-                    s = tab[_LED, t]
-                    F[c, _F_LEADER] = seat
-                    F[c, _F_NIN] = 1
-                    F[c, _F_LED] = s
-                    F[c, _F_BRANK] = tab[_RANK + s, t]
-                    F[c, _F_BSEAT] = seat
-                    F[c, _F_TPTS] = tab[_COUNT, t]
-                    F[c, _F_LEFT] = F[d, _F_LEFT]
-                else:
-                    led = F[d, _F_LED]
-                    r = tab[_RANK + led, t]
-                    nb = F[d, _F_BRANK]
-                    ns = F[d, _F_BSEAT]
-                    if r > nb:  # strictly: of two copies the first played ranks higher
-                        nb = r
-                        ns = seat
-                    pts = F[d, _F_TPTS] + tab[_COUNT, t]
-                    if n_in == SEATS - 1:
-                        if (ns & 1) == bt:
-                            gain = pts + ppt
-                        F[c, _F_LEADER] = ns
-                        F[c, _F_NIN] = 0
-                        F[c, _F_LED] = 0
-                        F[c, _F_BRANK] = 0
-                        F[c, _F_BSEAT] = 0
-                        F[c, _F_TPTS] = 0
-                        F[c, _F_LEFT] = F[d, _F_LEFT] - 1
-                    else:
-                        F[c, _F_LEADER] = F[d, _F_LEADER]
-                        F[c, _F_NIN] = n_in + 1
-                        F[c, _F_LED] = led
-                        F[c, _F_BRANK] = nb
-                        F[c, _F_BSEAT] = ns
-                        F[c, _F_TPTS] = pts
-                        F[c, _F_LEFT] = F[d, _F_LEFT]
-                F[d, _F_GAIN] = gain
-                F[c, _F_ALPHA] = F[d, _F_ALPHA] - gain
-                F[c, _F_BETA] = F[d, _F_BETA] - gain
-                d = c
-                mode = _ENTER
+                seat = F[d, F_SEAT]
+                h[seat] = _without(F[d, F_HAND], t)
+                play_child(F, d, t, seat, F[d, F_NIN], SEATS - 1, bt, ppt, tab)
+                d += 1
+                mode = ENTER
             else:  # every play searched, or a cutoff
-                best = F[d, _F_BEST]
-                idx = F[d, _F_IDX]
-                if idx >= 0:
-                    lo = F[d, _F_LO]
-                    hi = F[d, _F_HI]
-                    if best <= F[d, _F_AIN]:
-                        hi = best
-                    elif best >= F[d, _F_BIN]:
-                        lo = best
-                    else:
-                        lo = best
-                        hi = best
-                    tt[idx, 0] = F[d, _F_K1]
-                    tt[idx, 1] = F[d, _F_K2]
-                    tt[idx, 2] = lo | (hi << 8) | ((F[d, _F_BEST_T] + 1) << 16) | (gen << 24)
-                val = best
-                mode = _RETURN
-        else:  # _RETURN: ``val`` is the value of the node at depth d
+                val = store_bounds(F, d, tt, gen)
+                mode = RETURN
+        else:  # RETURN: ``val`` is the value of the node at depth d
             if d == 0:
                 return val
-            d -= 1
-            seat = F[d, _F_SEAT]
-            h[seat] = F[d, _F_HAND]
-            v = val + F[d, _F_GAIN]
-            i = F[d, _F_I]
-            t = scratch[d, 0, i]
-            if (seat & 1) == bt:
-                if v > F[d, _F_BEST]:
-                    F[d, _F_BEST] = v
-                    F[d, _F_BEST_T] = t
-                    if v > F[d, _F_ALPHA]:
-                        F[d, _F_ALPHA] = v
-            else:
-                if v < F[d, _F_BEST]:
-                    F[d, _F_BEST] = v
-                    F[d, _F_BEST_T] = t
-                    if v < F[d, _F_BETA]:
-                        F[d, _F_BETA] = v
-            if F[d, _F_ALPHA] >= F[d, _F_BETA]:
-                F[d, _F_I] = F[d, _F_N]
-                F[d, _F_KILLER] = t
-            else:
-                F[d, _F_I] = i + 1
-            mode = _NEXT
+            d, seat, v, t = pop_frame(F, d, h, val, scratch)
+            if back_up(F, d, v, t, (seat & 1) == bt):
+                F[d, F_KILLER] = t
+            mode = NEXT
 
 
 @njit(cache=True)
@@ -408,7 +303,7 @@ def _mtdf6(h, leader, n_in, led, brank, bseat, tpts, left, guess, top, tab, prm,
     hi = top
     g = min(max(guess, lo), hi)
     while lo < hi:
-        prm[_P_PASSES] += 1
+        prm[P_PASSES] += 1
         b = g + 1 if g == lo else g
         g = _ab6(h, leader, n_in, led, brank, bseat, tpts, left, b - 1, b, tab, prm, tt,
                  count_tiles, scratch, frames)
@@ -424,9 +319,9 @@ def solve_root6(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
                 count_tiles, scratch, frames):
     """``out[t]``: the points the bidding team takes from here on after playing tile type
     ``t`` (every legal play of the seat to move; -1 elsewhere)."""
-    bt = prm[_P_TEAM]
-    ppt = prm[_P_PPT]
-    zero = prm[_P_ZERO]
+    bt = prm[P_TEAM]
+    ppt = prm[P_PPT]
+    zero = prm[P_ZERO]
     seat = (leader + n_in) % SEATS
     hand = h[seat]
     m = _moves(hand, n_in, led, tab)
@@ -439,17 +334,17 @@ def solve_root6(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
         t = scratch[row, 0, i]
         h[seat] = _without(hand, t)
         if n_in == 0:
-            s = tab[_LED, t]
-            v = _mtdf6(h, leader, n_in + 1, s, tab[_RANK + s, t], seat, tab[_COUNT, t], left,
+            s = tab[LED, t]
+            v = _mtdf6(h, leader, n_in + 1, s, tab[RANK + s, t], seat, tab[COUNT, t], left,
                        guess, top, tab, prm, tt, count_tiles, scratch, frames)
         else:
-            r = tab[_RANK + led, t]
+            r = tab[RANK + led, t]
             nb = brank
             ns = bseat
             if r > brank:
                 nb = r
                 ns = seat
-            pts = tpts + tab[_COUNT, t]
+            pts = tpts + tab[COUNT, t]
             if n_in == SEATS - 1:
                 gain = pts + ppt if (ns & 1) == bt else zero
                 rest = _points_left(h, left - 1, ppt, tab, count_tiles)
@@ -466,11 +361,11 @@ def solve_root6(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
     for q in range(SEATS):
         if q != seat:
             others |= h[q] & _TYPES
-    suits = _live_suits(others, n_in, led, tab)
+    suits = live_suits(others, n_in, led, tab)
     while m:
         bit = m & -m
         m ^= bit
-        t = _bit_index(bit)
+        t = bit_index(bit)
         if out[t] < 0:
             for i in range(n):
                 u = scratch[row, 0, i]
@@ -484,6 +379,6 @@ def solve_root6(h, leader, n_in, led, brank, bseat, tpts, left, out, tab, prm, t
 def solve_value6(h, leader, n_in, led, brank, bseat, tpts, left, tab, prm, tt, count_tiles,
                  scratch, frames):
     """The points the bidding team takes from here on under perfect play."""
-    top = tpts + _points_left(h, left, prm[_P_PPT], tab, count_tiles)
+    top = tpts + _points_left(h, left, prm[P_PPT], tab, count_tiles)
     return _mtdf6(h, leader, n_in, led, brank, bseat, tpts, left, top // 2, top, tab, prm, tt,
                   count_tiles, scratch, frames)

@@ -35,7 +35,7 @@ so PIMC solves from 5 tricks left and rolls out before (``agents.baselines.pimc`
 
 Nello and sevens are valued in tricks (see "nello, sevens" below): nello, the tricks the
 bidder takes with every trick played (the bidder minimising, the opponents maximising), by a
-search of the same kind over the three hands that play (``_nello_ab``: no count, no MTD(f):
+search of the same kind over the three hands that play (``nello_value``: no count, no MTD(f):
 the values are 0..7); sevens, the tricks the bidding team takes before the hand ends, which
 one line of play decides (every legal play is as good as another).
 """
@@ -52,14 +52,12 @@ from texas42_env.records import json_lines
 from texas42_env.rules import N_LED, NELLO, SEVENS, TRUMP_SUIT
 from texas42_env.worlds import replayed
 
-from agents.search.kernels import (LEAF_BITS, TT_BITS, _BEAT, _COUNT, _COUNT_TILES, _FOLLOW, _LEADS, _LED,
-                                   _MAX_PLIES, _MEM, _N_FIELDS,
-                                   _N_PARAMS, _P_GEN, _P_NODES,
-                                   _P_PASSES, _P_PPT, _P_TEAM,
-                                   _RANK, _ROWS, _TRUMP_ORDER,
-                                   _solve_root, _solve_value)
-from agents.search.nello import (_P_BIDDER, _nello_ab, _nello_root, _sevens_plays, _sevens_tricks)
 from agents.search import six as six_search
+from agents.search.layout import (BEAT, COUNT, COUNT_TILES, FOLLOW, LEAF_BITS, LEADS, LED,
+                                  MAX_PLIES, MEM, N_FIELDS, N_PARAMS, P_BIDDER, P_GEN, P_NODES,
+                                  P_PASSES, P_PPT, P_TEAM, RANK, ROWS, TRUMP_ORDER, TT_BITS)
+from agents.search.nello import nello_root, nello_value, sevens_plays, sevens_tricks
+from agents.search.points import search_root, search_value
 
 __all__ = ["Solver", "solve_position", "solve_record",
            "solve_records", "solve_value"]
@@ -75,11 +73,11 @@ class Solver:
         self.generation = 0
         self.nodes = 0  # nodes searched by the last call
         self.passes = 0  # null-window searches made by the last call
-        self._scratch = np.zeros((_MAX_PLIES, 2, 8), np.int64)
-        self._frames = np.zeros((_MAX_PLIES, _N_FIELDS), np.int64)
+        self._scratch = np.zeros((MAX_PLIES, 2, 8), np.int64)
+        self._frames = np.zeros((MAX_PLIES, N_FIELDS), np.int64)
         self._tables: dict[tuple[int, int], tuple] = {}
         self._scratch6 = np.zeros((six_search.MAX_PLIES, 2, six_search.MAX_MOVES), np.int64)
-        self._frames6 = np.zeros((six_search.MAX_PLIES, six_search.N_FIELDS), np.int64)
+        self._frames6 = np.zeros((six_search.MAX_PLIES, N_FIELDS), np.int64)
 
     def contract_table(self, game: Game, c: int) -> np.ndarray:
         """The search's table for contract ``c`` of ``game``, derived from the core's tables."""
@@ -87,21 +85,21 @@ class Solver:
         got = self._tables.get(key)
         if got is None or got[0] is not game.tables:
             rank, led, follow, count = game.trick_tables(c)
-            tab = np.zeros((_ROWS, T.N_TILES), np.int64)
-            tab[_RANK:_RANK + N_LED] = rank
+            tab = np.zeros((ROWS, T.N_TILES), np.int64)
+            tab[RANK:RANK + N_LED] = rank
             for s in range(N_LED):
                 for t in range(T.N_TILES):
-                    tab[_BEAT + s, t] = T.mask_of(np.flatnonzero(rank[s] > rank[s, t]))
-            tab[_LED] = led
-            tab[_COUNT] = count
-            tab[_FOLLOW, :N_LED] = [int(x) for x in follow]
+                    tab[BEAT + s, t] = T.mask_of(np.flatnonzero(rank[s] > rank[s, t]))
+            tab[LED] = led
+            tab[COUNT] = count
+            tab[FOLLOW, :N_LED] = [int(x) for x in follow]
             for t in range(T.N_TILES):
-                tab[_MEM, t] = sum(1 << x for x in range(N_LED) if tab[_FOLLOW, x] >> t & 1)
-                tab[_LEADS, tab[_LED, t]] |= 1 << t
-            trumps = [t for t in range(T.N_TILES) if tab[_MEM, t] == 1 << TRUMP_SUIT]
+                tab[MEM, t] = sum(1 << x for x in range(N_LED) if tab[FOLLOW, x] >> t & 1)
+                tab[LEADS, tab[LED, t]] |= 1 << t
+            trumps = [t for t in range(T.N_TILES) if tab[MEM, t] == 1 << TRUMP_SUIT]
             trumps.sort(key=lambda t: -rank[TRUMP_SUIT, t])
-            tab[_TRUMP_ORDER] = -1
-            tab[_TRUMP_ORDER, :len(trumps)] = trumps
+            tab[TRUMP_ORDER] = -1
+            tab[TRUMP_ORDER, :len(trumps)] = trumps
             got = (game.tables, tab)
             self._tables[key] = got
         return got[1]
@@ -112,7 +110,7 @@ class Solver:
         got = self._tables.get(key)
         if got is None or got[0] is not game.tables:
             tab = self.contract_table(game, c).copy()
-            tab[_COUNT] = 0
+            tab[COUNT] = 0
             got = (game.tables, tab)
             self._tables[key] = got
         return got[1]
@@ -132,8 +130,8 @@ class Solver:
             rank = game.trick_tables(SEVENS)[0][0]
             classes = [int(x) for x in game.tables.sevens_class]
             tie = game.rules.sevens_tie == "bidder"
-            plays = _sevens_plays(h[seat], classes)
-            out = {t: have + _sevens_tricks(h, seat, n_in, brank, bseat, team, tie, rank,
+            plays = sevens_plays(h[seat], classes)
+            out = {t: have + sevens_tricks(h, seat, n_in, brank, bseat, team, tie, rank,
                                             classes, t) for t in T.tiles_of(plays)}
             self.nodes = self.passes = 0
             return (seat, out) if values else (max(out.values()) if out else have)
@@ -142,19 +140,19 @@ class Solver:
         ha = np.array(h, np.int64)
         left = game.n_tricks - int(state.trick_no[b])
         self.generation += 1
-        prm = np.zeros(_N_PARAMS, np.int64)
-        prm[_P_GEN], prm[_P_BIDDER] = self.generation, bidder
+        prm = np.zeros(N_PARAMS, np.int64)
+        prm[P_GEN], prm[P_BIDDER] = self.generation, bidder
         led = int(state.led[b]) if n_in else 0
         if values:
             out = np.full(T.N_TILES, -1, np.int64)
-            _nello_root(ha, int(state.leader[b]), n_in, led, brank, bseat, left, out, tab,
+            nello_root(ha, int(state.leader[b]), n_in, led, brank, bseat, left, out, tab,
                         prm, self.tt, self._scratch, self._frames)
             res = (seat, {int(t): have + int(out[t]) for t in np.flatnonzero(out >= 0)})
         else:
-            res = have + int(_nello_ab(ha, seat, int(state.leader[b]), n_in, led, brank,
+            res = have + int(nello_value(ha, seat, int(state.leader[b]), n_in, led, brank,
                                        bseat, left, -1, left + 1, tab, prm, self.tt,
                                        self._scratch, self._frames))
-        self.nodes = int(prm[_P_NODES])
+        self.nodes = int(prm[P_NODES])
         self.passes = 1
         return res
 
@@ -168,8 +166,8 @@ class Solver:
         left = game.n_tricks - int(state.trick_no[b])
         team = int(state.bidder[b]) & 1
         self.generation += 1
-        prm = np.zeros(_N_PARAMS, np.int64)
-        prm[_P_TEAM], prm[_P_PPT], prm[_P_GEN] = team, game.rules.points_per_trick, self.generation
+        prm = np.zeros(N_PARAMS, np.int64)
+        prm[P_TEAM], prm[P_PPT], prm[P_GEN] = team, game.rules.points_per_trick, self.generation
         if n_in == 0:
             trick = (0, 0, 0, 0)
         else:
@@ -179,8 +177,8 @@ class Solver:
         return b, team, tab, prm, args
 
     def _finish(self, prm: np.ndarray) -> None:
-        self.nodes = int(prm[_P_NODES])
-        self.passes = int(prm[_P_PASSES])
+        self.nodes = int(prm[P_NODES])
+        self.passes = int(prm[P_PASSES])
 
     def position(self, game: Game, state: State, b: int) -> tuple[int, dict[int, int]]:
         """(seat to move, {tile id: value}) at table ``b``: the bidding team's final points;
@@ -192,10 +190,10 @@ class Solver:
         b, team, tab, prm, args = self._setup(game, state, b)
         out = np.full(T.N_TILES, -1, np.int64)
         if game.six:
-            six_search.solve_root6(*args, out, tab, prm, self.tt, _COUNT_TILES, self._scratch6,
+            six_search.solve_root6(*args, out, tab, prm, self.tt, COUNT_TILES, self._scratch6,
                                    self._frames6)
         else:
-            _solve_root(*args, out, tab, prm, self.tt, self.lt, self._scratch, self._frames)
+            search_root(*args, out, tab, prm, self.tt, self.lt, self._scratch, self._frames)
         self._finish(prm)
         have = int(state.points[b, team])
         return int(state.to_move[b]), {int(t): have + int(out[t])
@@ -208,10 +206,10 @@ class Solver:
             return self._tricks(game, state, b, False)
         b, team, tab, prm, args = self._setup(game, state, b)
         if game.six:
-            v = six_search.solve_value6(*args, tab, prm, self.tt, _COUNT_TILES, self._scratch6,
+            v = six_search.solve_value6(*args, tab, prm, self.tt, COUNT_TILES, self._scratch6,
                                         self._frames6)
         else:
-            v = _solve_value(*args, tab, prm, self.tt, self.lt, self._scratch, self._frames)
+            v = search_value(*args, tab, prm, self.tt, self.lt, self._scratch, self._frames)
         self._finish(prm)
         return int(state.points[b, team]) + int(v)
 

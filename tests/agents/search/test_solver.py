@@ -120,7 +120,8 @@ def test_last_two_tricks_rest_on_unique_positive_ranks():
     """The solver counts the last two tricks by comparing the sides' highest ranks: in every
     suit a trick can call for, the tiles ranking above 0 rank apart, and a led tile ranks
     above 0 in the suit it calls for."""
-    from agents.search.solver import _LED, _RANK, Solver
+    from agents.search.layout import LED, RANK
+    from agents.search.solver import Solver
     from texas42_env.rules import N_LED
 
     solver = Solver(tt_bits=1)
@@ -128,10 +129,10 @@ def test_last_two_tricks_rest_on_unique_positive_ranks():
         for c in range(FOLLOW_ME + 1):
             tab = solver.contract_table(game, c)
             for s in range(N_LED):
-                ranks = tab[_RANK + s]
+                ranks = tab[RANK + s]
                 above = ranks[ranks > 0]
                 assert len(set(above.tolist())) == len(above), (c, s)
-            assert all(tab[_RANK + tab[_LED, t], t] > 0 for t in range(T.N_TILES)), c
+            assert all(tab[RANK + tab[LED, t], t] > 0 for t in range(T.N_TILES)), c
 
 
 def test_hand_worked_endgame():
