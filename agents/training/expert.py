@@ -59,7 +59,7 @@ MAX_PLAYS = 9  # the most legal tiles of a decision (a six-player hand holds 9)
 
 
 # settings newer than some run folders: their values there
-ADDED = {"objective": "points", "target": "softmax"}
+ADDED = {"objective": "points", "target": "softmax", "window": 0}
 TRUE_DEAL = "true_deal"  # the teacher that solves the label game's own deal
 ROLLOUT = "rollout"  # the teacher that plays each move out on it with the student
 
@@ -181,6 +181,9 @@ class ExpertConfig:
     # values over tau (cross-entropy): a step from the policy toward its better moves, the
     # smaller the larger tau (a KL-regularised policy improvement, as MPO's)
     target: str = setting("softmax", one_of("softmax", "values", "improve", noun="target"))
+    # the rounds of labels each round trains on: the newest ``window`` (0: every round so far;
+    # a teacher whose values are the student's own, rollout, goes stale with its student)
+    window: int = setting(0, whole(0))
     value_weight: float = setting(0.5, number(0, 100))
     epochs: int = setting(3, whole(1))
     minibatch: int = setting(512, whole(1))
@@ -328,12 +331,12 @@ def chunk_path(run: Path, r: int, k: int) -> Path:
     return run / "labels" / f"round_{r}" / f"chunk_{k:05d}.npz"
 
 
-def load_labels(run: Path, rounds: int, chunks: int, holdout: int, held: bool
-                ) -> dict[str, np.ndarray]:
-    """The positions of rounds ``0..rounds-1``: the held-out chunks (every ``holdout``-th)
-    or the others."""
+def load_labels(run: Path, rounds: int, chunks: int, holdout: int, held: bool,
+                first: int = 0) -> dict[str, np.ndarray]:
+    """The positions of rounds ``first..rounds-1``: the held-out chunks (every
+    ``holdout``-th) or the others."""
     parts: dict[str, list] = {}
-    for r in range(rounds):
+    for r in range(first, rounds):
         for k in range(chunks):
             if (k % holdout == holdout - 1) != held:
                 continue
@@ -563,8 +566,9 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
         backend.run(_label_task, [(plain, student, r, k) for k in todo], keep)
         policy = policy_from_checkpoint(student)
         policy.play.to(device)  # (the bidding net, never trained here, stays on the CPU)
-        train = load_labels(run, r + 1, chunks, config.holdout, held=False)
-        held = load_labels(run, r + 1, chunks, config.holdout, held=True)
+        first = max(0, r + 1 - config.window) if config.window else 0
+        train = load_labels(run, r + 1, chunks, config.holdout, held=False, first=first)
+        held = load_labels(run, r + 1, chunks, config.holdout, held=True, first=first)
         if config.target == "improve":  # the step is from the round's student
             for d in (train, held):
                 d["prior"] = play_log_probs(policy, d, play0, n_actions, enc.size)

@@ -440,3 +440,16 @@ def test_the_improve_target_is_the_prior_tilted_by_the_values_and_a_run_trains_o
     assert out["rounds"][0]["train"]["cross_entropy"] > 0
     trained = policy_from_checkpoint(load_checkpoint(out["checkpoint"]))
     assert not torch.equal(trained.play.logits.weight, policy.play.logits.weight)
+
+
+def test_a_window_trains_each_round_on_the_newest_rounds_only(tmp_path):
+    game, policy, init = _init(tmp_path)
+    every = run_expert(ExpertConfig(init=init, rounds=2, **SMALL), tmp_path / "all")
+    one = run_expert(ExpertConfig(init=init, rounds=2, window=1, **SMALL), tmp_path / "one")
+    chunks = SMALL["hands"] // SMALL["chunk_hands"]
+    newest = load_labels(tmp_path / "one", 2, chunks, SMALL["holdout"], held=False, first=1)
+    assert one["rounds"][0]["positions"] == every["rounds"][0]["positions"]
+    assert one["rounds"][1]["positions"] == len(newest["reward"])
+    assert every["rounds"][1]["positions"] > one["rounds"][1]["positions"]
+    with pytest.raises(ExpertError, match="window"):
+        ExpertConfig.from_dict({"init": "x", **SMALL, "window": -1})
