@@ -1,4 +1,4 @@
-"""Results do not depend on the batch layout (issue 15): every agent that draws at random keys
+"""Results do not depend on the batch layout: every agent that draws at random keys
 its draws by the decision (``texas42_env.sampling``: the agent's seed, the state's seed, the
 game, the hand, the seat, the decision), so a seed and the deals fix a match whatever its
 chunk size. Also: the keyed helpers themselves, the plain generator kept where there is no
@@ -337,7 +337,7 @@ def test_inverse_cdf_stays_on_actions_with_probability():
 
 def test_the_trainers_generator_path_samples_as_before():
     """With a generator (the trainer's rollouts), ``act`` draws ``torch.multinomial`` on the
-    masked softmax exactly as before issue 15 (the guard changes no finite row)."""
+    masked softmax exactly as before keyed draws (the guard changes no finite row)."""
     game = Game(RulesConfig.make())
     policy = tiny_policy(game, seed=2)
     obs, masks = bidding_inputs(game, 64)

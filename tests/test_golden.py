@@ -1,12 +1,13 @@
 """Golden duplicate matches: per-pair figures and summaries recorded before the restructure of
-issue 14 (tests/data/golden_matches.json, made by the code of that time), replayed exactly.
+the code into folders (tests/data/golden_matches.json, made by the code of that time),
+replayed exactly.
 A change that moves any of them changes behaviour: it must say so and remake the file.
 
-Remade for issue 15's keyed draws (random and passive now draw each choice keyed by the
+Remade for the keyed draws (random and passive now draw each choice keyed by the
 decision, so a match no longer depends on its batch layout): the cases with them moved, the
 bid net against the heuristic did not.
 
-Issue 18 made the value bidders simulate nello, plunge and splash by default: the bid net's
+Experiment strength made the value bidders simulate nello, plunge and splash by default: the bid net's
 old case now names ``special_worlds: 0`` (the rules of thumb) and replays its old figures
 unchanged; the default's figures were recorded beside it."""
 

@@ -46,7 +46,7 @@ from agents.training.rollout import (OPPONENT_KINDS, BlockTask, Rollout, Rollout
 # ``threads``: "auto" is one thread a process. On two cores shared with any other CPU job,
 # torch's thread pool waits on a busy core at every operation: two training runs at once made
 # 1,206 and 724 samples/s with two threads each, the second 17,500 beside the first with one,
-# against 24,800 for one run alone with two (issue 15). One thread also keeps a run's weights
+# against 24,800 for one run alone with two. One thread also keeps a run's weights
 # independent of the machine: at other counts MKL splits sums (weight gradients, orthogonal
 # initialisation) by thread and rounds differently, so a run is exactly reproducible only at
 # the same count (cores // processes would tie it to the machine).

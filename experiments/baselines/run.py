@@ -1,4 +1,4 @@
-"""Evidence for issue 6: random < heuristic < PIMC in duplicate matches.
+"""The baselines' evidence: random < heuristic < PIMC in duplicate matches.
 
 Run: `python experiments/baselines/run.py [--pairs-fast 2000] [--pairs-pimc 40]`; writes
 report.md and results.json beside this file (config in config.json).

@@ -1,4 +1,4 @@
-"""Bidding lab evidence (issue 8): simulation and learned bidders against the heuristic's
+"""Bidding lab evidence: simulation and learned bidders against the heuristic's
 bidding, everyone playing the cards as the heuristic does.
 
     python experiments/bidding/run.py --bidnet runs/bidnet/NAME/bidnet.pt \

@@ -26,7 +26,7 @@ The properties, each a test function:
 3. ``test_a_batch_equals_its_rows_one_at_a_time``: for the agents that are deterministic
    given their inputs, the actions for a batch of positions equal those for each position
    asked alone (rows in reverse order, by a second agent built the same way), over whole
-   hands. Agents that draw at random key their draws by the decision (issue 15), so this
+   hands. Agents that draw at random key their draws by the decision, so this
    holds for them too; an agent whose answers draw on a generator consumed row by row would
    be left out, with its reason, in ``BATCH_DEPENDENT`` (empty now;
    ``test_the_exclusions_name_registered_agents`` keeps that list, ``BUILD`` and
@@ -125,7 +125,7 @@ RULESETS_OF = {"neural": RULESETS}
 
 # Agents whose action for a row depends on the other rows of the call or on earlier calls,
 # so a batch need not equal its rows asked one at a time (property 3 is not run for them).
-# None now: random, passive, pimc and simbid key their draws by the decision (issue 15).
+# None now: random, passive, pimc and simbid key their draws by the decision.
 BATCH_DEPENDENT: dict[str, str] = {}
 
 
@@ -387,7 +387,7 @@ def check_batch_equals_rows(game, agent, alone) -> None:
 
 class OneGenerator(Agent):
     """Batch dependent on purpose: uniformly random legal actions, one draw per row from one
-    shared generator (as ``random`` drew before issue 15), whatever the context."""
+    shared generator (as ``random`` drew before its draws were keyed), whatever the context."""
 
     needs_observation = False
 

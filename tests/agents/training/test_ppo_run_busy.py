@@ -1,4 +1,4 @@
-"""Training runs that behave on a busy machine and lose nothing (issue 15): one thread a process
+"""Training runs that behave on a busy machine and lose nothing: one thread a process
 by default, the warm start saved and resumed, Ctrl-C in the script, tidy run folders, what
 resume takes from the command line, the curves and the two-process training bench."""
 
