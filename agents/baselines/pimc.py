@@ -2,13 +2,13 @@
 
 Play: for each decision the agent samples ``n_worlds`` complete deals consistent with what
 its seat knows (``texas42_env.worlds``: exact, uniform), solves each with the exact solver
-(``agents.solver``: every hand visible, perfect play by both sides) and plays the move with
-the best average for its side: the bidding team's points in a suit, doubles or follow-me
-hand; in nello the share of worlds where the bidder takes no trick (the bidder most, the
-opponents fewest; ties to the fewest tricks for the bidder), since a nello is set by any
-trick the bidder takes, however many follow (the trick count alone lost 0.08 marks a nello
-hand to the heuristic, experiments/nello_sevens); in sevens the bidding team's tricks (it
-most, the others fewest).
+(``agents.search.solver``: every hand visible, perfect play by both sides) and plays the
+move with the best average for its side: the bidding team's points in a suit, doubles or
+follow-me hand; in nello the share of worlds where the bidder takes no trick (the bidder
+most, the opponents fewest; ties to the fewest tricks for the bidder), since a nello is set
+by any trick the bidder takes, however many follow (the trick count alone lost 0.08 marks a
+nello hand to the heuristic, experiments/nello_sevens); in sevens the bidding team's tricks
+(it most, the others fewest).
 
 Bidding and declaring simulate the hand: ``bid_worlds`` worlds are sampled for the seat's
 hand and, for each candidate contract (its longest suits, doubles, follow-me), played from

@@ -29,7 +29,7 @@ nellos and plunges for that play.
 
 ``ValueBidder`` is the agent shell: bids and declares by the rule from estimates a subclass
 gives (``SimBidder``, registered ``simbid``: hand values simulated on the spot;
-``agents.bidnet.LearnedBidder``: a network's estimates), and plays with a separate play
+``agents.bidding.bidnet.LearnedBidder``: a network's estimates), and plays with a separate play
 agent (``play=``, the heuristic by default) so bidders can be compared under identical play.
 Each bid it makes is logged with its predicted chance of making (``predictions``) for
 calibration.
