@@ -110,9 +110,16 @@ class PPOConfig:
     # k+1's hands while the learner trains on update k's (the same weights for a seed
     # whatever the actors, as with 0; other weights than 0's)
     staleness: int = setting(0, whole(0, 1))
+    # the nets an update trains: both, bid (the bidding net alone: the play net's decisions
+    # are played, not learned, e.g. a bid net priced for a fixed play net) or play
+    nets: str = setting("both", one_of("both", "bid", "play", noun="nets"))
 
     def __post_init__(self):
         validate(self, "algorithm.")
+        if self.baseline == "solver" and self.nets == "bid":
+            raise ConfigError(key="algorithm.baseline", value=self.baseline,
+                              allowed="critic when algorithm.nets is bid (the solver is the "
+                                      "baseline of play decisions, which then are not learned)")
         if self.baseline == "solver" and (self.reward != "marks" or self.gamma != 1):
             raise ConfigError(key="algorithm.baseline", value=self.baseline,
                               allowed="critic unless algorithm.reward is marks and "
@@ -220,7 +227,7 @@ class Trainer:
         critic_size = self.critic_encoder.size if self.critic_encoder else 0
         self.policy = Policy(self.encoder.size, self.game.n_actions, self.game.actions.play0,
                              model, critic_size).to(self.device)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=ppo.lr, eps=1e-5,
+        self.optimizer = torch.optim.Adam(self.trained_parameters(), lr=ppo.lr, eps=1e-5,
                                           foreach=True)
         self.generator = torch.Generator().manual_seed(seed)
         self.pool: list[dict[str, torch.Tensor]] = []  # CPU copies, oldest first
@@ -378,6 +385,11 @@ class Trainer:
         return cls.gae(ro, np.zeros(ro.actions.size, np.float32), 1.0, 1.0)
 
     # ------------------------------------------------------------------ learning
+    def trained_parameters(self) -> list[nn.Parameter]:
+        """The parameters an update trains: the nets ``algorithm.nets`` names."""
+        nets = {"both": self.policy, "bid": self.policy.bid, "play": self.policy.play}
+        return list(nets[self.cfg.nets].parameters())
+
     def learn(self, ro: Rollout) -> dict[str, float]:
         cfg = self.cfg
         adv_np, ret_np = self.advantages(ro)
@@ -393,8 +405,14 @@ class Trainer:
                                         ("pg_loss", "v_loss", "entropy", "approx_kl",
                                          "clipfrac", "entropy_bid", "entropy_play")}
         stop = False
+        trained = None  # every decision; else only those of the net trained
+        if cfg.nets != "both":
+            trained = torch.nonzero(is_play if cfg.nets == "play" else ~is_play).squeeze(1)
+            n = trained.numel()
         for _ in range(cfg.epochs):
             perm = torch.randperm(n, generator=self.generator).to(dev)  # drawn on the CPU
+            if trained is not None:
+                perm = trained[perm]
             for lo in range(0, n, cfg.minibatch):
                 mb = perm[lo:lo + cfg.minibatch]
                 play = is_play[mb]
@@ -423,7 +441,8 @@ class Trainer:
                 loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
                 self.optimizer.zero_grad()
                 loss.backward()
-                nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+                nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"],
+                                         cfg.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():
                     kl = float(((ratio - 1) - logratio).mean())

@@ -337,6 +337,30 @@ def test_learn_takes_epochs_times_minibatches_steps_unless_kl_stops_it():
     assert max(steps) <= 2
 
 
+@pytest.mark.parametrize("nets, fixed", [("bid", "play"), ("play", "bid")])
+def test_nets_trains_the_named_net_alone_on_its_own_decisions(nets, fixed):
+    trainer = make_trainer(opponents=dict(self_play=0.5, heuristic=0.5, pool=0), seed=12,
+                           epochs=2, minibatch=50, nets=nets)
+    before = {k: v.clone() for k, v in trainer.policy.state_dict().items()}
+    ro = trainer.rollout()
+    trainer.learn(ro)
+    after = trainer.policy.state_dict()
+    for k, v in before.items():
+        same = torch.equal(v, after[k])
+        assert same == k.startswith(fixed + "."), k
+    own = trainer.policy.is_play(ro.masks) == (nets == "play")
+    steps = {int(s["step"]) for s in trainer.optimizer.state.values()}
+    assert steps == {2 * math.ceil(int(own.sum()) / 50)}  # minibatches of its rows alone
+    assert "losses/entropy_" + fixed not in trainer.learn(ro)
+
+
+def test_the_bid_net_alone_is_not_trained_with_the_solver_baseline():
+    with pytest.raises(ValueError, match="algorithm.baseline.*nets is bid"):
+        PPOConfig(baseline="solver", nets="bid")
+    with pytest.raises(ValueError, match="algorithm.nets"):
+        PPOConfig(nets="value")
+
+
 def test_train_update_counts_samples_hands_and_updates():
     trainer = make_trainer(seed=12)
     logs = trainer.train_update()
