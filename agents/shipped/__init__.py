@@ -46,10 +46,10 @@ LINEUP = {
         "six-player": lambda seed: {"name": "pimc", "seed": seed},
     },
     "learned": {
-        # one net, its own bidding (the bid head of the long PPO net fine-tuned with the
-        # solver's baseline) and its play from expert iteration on its own play-outs: on seed
-        # 100 it beat the nets before it under the heuristic's bidding (experiments/learning:
-        # own_dev, finetune_own_dev, rollout_dev, rollout2_dev)
+        # one net: its play from expert iteration on its own play-outs, its bidding then
+        # trained by PPO for that play; on seed 100 each step beat the net before it
+        # (experiments/learning: own_dev, finetune_own_dev, rollout_dev, rollout2_dev,
+        # reprice_dev)
         "standard": lambda seed: {"name": "neural", "path": weights("learned-standard.pt")},
         "six-player": lambda seed: {"name": "neural", "path": weights("learned-six-player.pt")},
     },
