@@ -49,7 +49,8 @@ breaking ties: the hand's marks turn on making the bid, not on its points (the d
 Honest continuations (``exact_tricks=0``): each play is valued by the heuristic playing each
 world out after it, every seat seeing only its own view, instead of double-dummy perfect
 play (any ``exact_tricks`` below the hand's tricks rolls out until that many are left and
-solves the rest).
+solves the rest). ``rollout`` names the agent that plays them (an agent that plays from its
+observations, e.g. ``neural:path=...``; the heuristic by default).
 
 Its draws are keyed (``texas42_env.sampling``): a play decision's worlds come from a
 generator seeded by the decision's key, a hand's bidding worlds from one seeded by what the
@@ -82,15 +83,19 @@ SIX_EXACT_TRICKS = 5  # six-player: solved from 5 tricks left (1.6 ms median), r
 PLAY_WORLDS, BID_WORLDS = 3, 4  # the salts of its keyed draws (with its seed)
 
 
-def _model(spec) -> Agent:
-    """The bid model of ``bid_model``: an agent, or its spec (a name, ``NAME:KEY=VALUE`` or
-    a dict)."""
+def _model(spec, key: str = "bid_model") -> Agent:
+    """The agent of ``bid_model`` (or ``rollout``): an agent, or its spec (a name,
+    ``NAME:KEY=VALUE`` or a dict)."""
     if isinstance(spec, Agent):
         return spec
     try:
-        return make_agent(spec)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"pimc bid_model: {e}") from None
+        agent = make_agent(spec)
+    except (ValueError, TypeError, OSError) as e:
+        raise ValueError(f"pimc {key}: {e}") from None
+    if key == "rollout" and agent.needs_state:
+        raise ValueError(f"pimc rollout: {spec!r} searches; the roll-outs need an agent that "
+                         "plays from its observations (heuristic, neural:path=...)")
+    return agent
 
 
 @register("pimc")
@@ -103,7 +108,8 @@ class PimcAgent(Agent):
                  marks_prob: float = 0.8, margin: int = 0, contracts: int = 3,
                  bidding: str = "simulate", bid_eval: str = "playout",
                  exact_tricks: int | None = None, bid_model=None, bid_floor: float = 0.05,
-                 oversample: int = 4, objective: str = "points", seed: int = 0):
+                 oversample: int = 4, objective: str = "points", rollout="heuristic",
+                 seed: int = 0):
         for key, value, rule in (("n_worlds", n_worlds, whole(1)), ("bid_worlds", bid_worlds, whole(1)),
                                  ("make_prob", make_prob, number(0, 1)),
                                  ("marks_prob", marks_prob, number(0, 1)),
@@ -133,6 +139,8 @@ class PimcAgent(Agent):
         self.seed = seed
         self.bid_model, self.bid_floor, self.oversample = bid_model, bid_floor, oversample
         self.model = None if bid_model is None else _model(bid_model)
+        self.rollout = rollout
+        self.roller = None if rollout == "heuristic" else _model(rollout, "rollout")
         self.auction = None
         self.fit_stats = {"decisions": 0, "effective": 0.0, "distinct": 0}
 
@@ -228,7 +236,8 @@ class PimcAgent(Agent):
 
     def _rolled_values(self, game, worlds: State, legal: np.ndarray) -> np.ndarray:
         """Each legal play's value in each world (``[worlds, plays]``) when it is made, the
-        heuristic plays every seat (each seeing only its own view in that world) until
+        ``rollout`` agent (the heuristic) plays every seat (each seeing only its own view in
+        that world) until
         ``exact_tricks`` tricks are left, and perfect play follows (all tricks played): the
         bidding team's points, in nello and sevens its tricks, as the solver counts."""
         from agents.search.solver import _solver  # numba: compiled when first used
@@ -237,7 +246,7 @@ class PimcAgent(Agent):
         n, m = worlds.batch_size, legal.size
         batch = worlds.take(np.repeat(np.arange(n), m))
         pgame.step(batch, np.tile(legal + game.actions.play0, n))
-        play_out(pgame, batch, self.fallback, encoder,
+        play_out(pgame, batch, self._roller or self.fallback, encoder,
                  until_trick=game.n_tricks - self._exact(game))
         solver = _solver()
         team = batch.bidder & 1
@@ -258,6 +267,8 @@ class PimcAgent(Agent):
         if getattr(self, "_playout_game", None) is None:
             self._playout_game = Game(replace(game.rules, play_out=True))
             self._playout_encoder = make_encoder(self._playout_game)
+            self._roller = None if self.roller is None else \
+                self.roller.setup(self._playout_game)
         return self._playout_game, self._playout_encoder
 
     # ------------------------------------------------------------------ bidding

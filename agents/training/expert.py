@@ -30,6 +30,7 @@ teacher's values lost a decision by the net's choice.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -44,6 +45,7 @@ from texas42_env.observation import make_encoder
 from texas42_env.rewards import team_rewards
 from texas42_env.rules import NELLO, RULESETS, SEVENS, ConfigError, RulesConfig
 
+from agents.arena.tournament import TournamentConfig, run_tournament
 from agents.base import make_agent
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.baselines.pimc import good_at, mover_utility
@@ -154,6 +156,24 @@ def _spec(value) -> bool:
 
 
 SPEC = Rule(test=_spec, says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
+OPPONENTS = Rule("mapping", test=lambda v: all(isinstance(k, str) and k and k != STUDENT
+                                               and _spec(x) for k, x in v.items()),
+                 says=f"a mapping of names (not {'student'!r}) to play agents' specs")
+STUDENT = "student"  # the evaluations' name for the round's play net
+
+
+@dataclass
+class EvalConfig:
+    """The ``eval`` key: duplicate matches of the student's play against each of ``against``
+    (name -> a play agent's spec), both behind the run's ``bidding``, so that only the play
+    differs; ``pairs`` deal pairs of ``seed``'s deals (the same every time) after the first
+    round's start (the init) and after every ``every``-th round and the last. Not part of a
+    run's identity: set or change it on a rerun to evaluate rounds already trained."""
+
+    against: dict = setting(rule=OPPONENTS, default_factory=dict)
+    pairs: int = setting(1000, whole(1))
+    seed: int = setting(12345, whole(0))
+    every: int = setting(1, whole(1))
 
 
 @dataclass
@@ -195,6 +215,7 @@ class ExpertConfig:
     backend: str = setting("local", one_of(*KINDS))
     workers: int = setting(2, whole(1))
     ray: RayConfig = setting(default_factory=RayConfig)
+    eval: EvalConfig = setting(default_factory=EvalConfig)
     progress: bool = True
 
     @classmethod
@@ -202,6 +223,8 @@ class ExpertConfig:
         d = dict(d)
         if isinstance(d.get("ray"), dict):
             d["ray"] = build(RayConfig, d["ray"], "ray.", error=ExpertError)
+        if isinstance(d.get("eval"), dict):
+            d["eval"] = build(EvalConfig, d["eval"], "eval.", error=ExpertError)
         config = build(cls, d, error=ExpertError)
         config.check()
         return config
@@ -209,6 +232,10 @@ class ExpertConfig:
     def check(self) -> None:
         validate(self, error=ExpertError)
         validate(self.ray, "ray.", error=ExpertError)
+        if not isinstance(self.eval, EvalConfig):
+            raise ExpertError(key="eval", value=self.eval,
+                              allowed="a mapping of against, pairs, seed and every")
+        validate(self.eval, "eval.", error=ExpertError)
         check_rules(self.rules, self.ruleset, error=ExpertError)
         if self.hands % self.chunk_hands:
             raise ExpertError(key="hands", value=self.hands,
@@ -228,6 +255,11 @@ class ExpertConfig:
                     not hasattr(agent, "move_values_rows"):
                 raise ExpertError.at(key, "the teacher must be true_deal, rollout or a search "
                                      "agent that values every move (pimc)", value=self.teacher)
+        for name, spec in self.eval.against.items():
+            try:
+                make_agent(spec).setup(game)
+            except (ValueError, TypeError, OSError) as e:
+                raise ExpertError.at(f"eval.against.{name}", str(e), value=spec) from None
 
     def game_rules(self) -> RulesConfig:
         return RulesConfig.from_options(self.ruleset, self.rules)
@@ -236,7 +268,7 @@ class ExpertConfig:
         """What the labels and the training depend on (a rerun must not change them; the
         device may change, as in PPO: it only rounds differently)."""
         d = asdict(self)
-        for key in ("backend", "workers", "ray", "progress", "rounds", "device"):
+        for key in ("backend", "workers", "ray", "progress", "rounds", "device", "eval"):
             d.pop(key)
         return d
 
@@ -486,6 +518,97 @@ def judge(policy, data: dict, config: ExpertConfig, play0: int, n_actions: int,
             "regret": float((best - got).mean())}
 
 
+# ----------------------------------------------------------------------------- evaluation
+INIT_ROUND = -1  # an evaluation's round before round 0: the init's play
+
+
+def evaluate_play(config: ExpertConfig, play: str, folder: Path) -> dict[str, dict]:
+    """The play net of checkpoint ``play`` against each of ``config.eval.against``, both
+    behind ``config.bidding`` (only the play differs), ``eval.pairs`` deal pairs of
+    ``eval.seed`` on the run's backend: a gauntlet tournament in ``folder`` (resumable).
+    ``{name: {"marks_per_hand": [student - name, low, high], "made_rate": the student's
+    makes per bid it won, "opponent_made_rate", "pairs"}}``."""
+    ev = config.eval
+    agents = {STUDENT: {"name": "compose", "bid": config.bidding,
+                        "play": {"name": "neural", "path": str(play)}}}
+    for name, spec in ev.against.items():
+        agents[name] = {"name": "compose", "bid": config.bidding, "play": spec}
+    block = max(1, min(100, -(-ev.pairs // config.workers)))
+    cfg = TournamentConfig(agents=agents, ruleset=config.ruleset, rules=config.rules,
+                           deals=ev.pairs, seed=ev.seed, workers=config.workers,
+                           backend=config.backend, ray=config.ray, block=block, chunk=block,
+                           format="gauntlet", gauntlet=STUDENT, anchor=STUDENT,
+                           records=False, progress=False)
+    summaries = run_tournament(cfg, folder)["summaries"]
+    out = {}
+    for name in ev.against:
+        s = summaries[(STUDENT, name)]
+        out[name] = {"marks_per_hand": s["marks_per_hand"], "pairs": s["pairs"],
+                     **{key: None if np.isnan(s[f"{side}_made_rate"][0]) else
+                        float(s[f"{side}_made_rate"][0])
+                        for key, side in (("made_rate", "a"), ("opponent_made_rate", "b"))}}
+    return out
+
+
+def _eval_fault(value) -> str | None:
+    """What is wrong with a line of ``eval.jsonl`` (None: an evaluation)."""
+    if not isinstance(value, dict) or not isinstance(value.get("round"), int):
+        return "an object without its round"
+    return None
+
+
+def eval_rounds(rounds: int, every: int) -> list[int]:
+    """The rounds evaluated after: the init's play (``INIT_ROUND``), every ``every``-th
+    round and the last."""
+    return [INIT_ROUND] + [r for r in range(rounds) if (r + 1) % every == 0 or r == rounds - 1]
+
+
+def chunk_positions(run: Path, r: int, chunks: int) -> int:
+    """The positions labelled in round ``r`` (its chunks, held out or not)."""
+    n = 0
+    for k in range(chunks):
+        with np.load(chunk_path(run, r, k)) as z:
+            n += len(z["reward"])
+    return n
+
+
+def plot_evals(run: Path) -> Path | None:
+    """``curves.png`` in ``run``: each evaluation's marks a hand (95% CI) against the
+    positions labelled so far, each point marked with the run's hours by then; None
+    before any evaluation."""
+    import matplotlib  # matplotlib: only to draw the plot
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # (after choosing the Agg backend)
+
+    evals = sorted(read_lines(run / "eval.jsonl", _eval_fault), key=lambda e: e["round"])
+    names = sorted({k for e in evals for k, v in e.items() if isinstance(v, dict)})
+    if not names:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for name in names:
+        pts = [e for e in evals if name in e]
+        x = [e["positions"] / 1e6 for e in pts]
+        m, lo, hi = (np.array([e[name]["marks_per_hand"][i] for e in pts]) for i in range(3))
+        ax.plot(x, m, marker="o", label=f"vs {name}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+        for xi, mi, e in zip(x, m, pts):
+            ax.annotate(f"{e['seconds'] / 3600:.1f} h", (xi, mi), fontsize=7,
+                        textcoords="offset points", xytext=(0, 6), ha="center")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("positions labelled (millions); each point's training hours above it")
+    ax.set_ylabel("marks per hand, student's play - opponent's (95% CI)")
+    pairs = evals[-1][names[0]]["pairs"]
+    ax.set_title(f"expert iteration {run.resolve().name}: play vs play under identical "
+                 f"bidding, {pairs} deal pairs a point")
+    ax.legend()
+    fig.tight_layout()
+    path = run / "curves.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
 # ----------------------------------------------------------------------------- the run
 def _checkpoint_path(run: Path, r: int) -> Path:
     return run / "checkpoints" / f"round_{r}.pt"
@@ -545,12 +668,44 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
                       else "every round is done")
     student = init
     history = []
+    evals_path = run / "eval.jsonl"
+    evaluated = {e["round"] for e in read_lines(evals_path, _eval_fault, what="an evaluation",
+                                                job="expert", error=ExpertError)}
+    to_eval = eval_rounds(config.rounds, config.eval.every) if config.eval.against else []
+    made_so_far, seconds_so_far = 0, 0.0
+
+    def evaluate(r: int, play: str) -> None:
+        if r not in to_eval or r in evaluated:
+            return
+        if progress:
+            progress(f"{'init' if r == INIT_ROUND else f'round {r}'} evaluation", 0, 1)
+        res = evaluate_play(config, play, run / "eval" / (
+            "init" if r == INIT_ROUND else f"round_{r}"))
+        line = {"round": r, "positions": made_so_far, "seconds": round(seconds_so_far, 1),
+                **res}
+        append_line(evals_path, line)
+        evaluated.add(r)
+        for name, v in res.items():
+            for k, x in zip(("marks_per_hand", "ci_low", "ci_high"), v["marks_per_hand"]):
+                writer.add_scalar(f"eval/{name}/{k}", x, r + 1)
+        writer.add_scalar("eval/positions", made_so_far, r + 1)
+        writer.add_scalar("eval/hours", seconds_so_far / 3600, r + 1)
+        writer.flush()
+        plot_evals(run)
+        if progress:
+            progress(f"{'init' if r == INIT_ROUND else f'round {r}'} evaluation", 1, 1)
+
+    evaluate(INIT_ROUND, latest_checkpoint(config.init))
     for r in range(config.rounds):
         ck = _checkpoint_path(run, r)
         if ck.exists() and r in done_rounds:
             student = load_checkpoint(ck)
             history.append(done_rounds[r])
+            made_so_far += done_rounds[r].get("made") or chunk_positions(run, r, chunks)
+            seconds_so_far += done_rounds[r].get("seconds", 0.0)
+            evaluate(r, str(ck))
             continue
+        started = time.perf_counter()
         todo = [k for k in range(chunks) if not chunk_path(run, r, k).exists()]
         chunk_path(run, r, 0).parent.mkdir(parents=True, exist_ok=True)
         made = [chunks - len(todo)]
@@ -595,15 +750,23 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
                              "positions": int(len(train["reward"]))}
         save_checkpoint(ck, payload)
         student = load_checkpoint(ck)
+        # made: the positions labelled this round; seconds: its labels and training here
+        # (a round resumed part-made counts this process's part)
         m = {"round": r, "positions": int(len(train["reward"])),
              "held_positions": int(len(held["reward"])), "train": logs,
-             "holdout_before": before, "holdout_after": after}
+             "holdout_before": before, "holdout_after": after,
+             "made": chunk_positions(run, r, chunks),
+             "seconds": round(time.perf_counter() - started, 1)}
         append_line(metrics_path, m)
         history.append(m)
+        made_so_far += m["made"]
+        seconds_so_far += m["seconds"]
+        evaluate(r, str(ck))
     writer.close()
     return {"rounds": history, "checkpoint": str(_checkpoint_path(run, config.rounds - 1))}
 
 
-__all__ = ["ROLLOUT", "TRUE_DEAL", "ExpertConfig", "ExpertError", "RolloutTeacher",
-           "TrueDealTeacher", "judge", "label_games", "load_labels", "make_teacher",
-           "play_log_probs", "run_expert", "solver_measure", "targets", "train_round"]
+__all__ = ["INIT_ROUND", "ROLLOUT", "STUDENT", "TRUE_DEAL", "EvalConfig", "ExpertConfig",
+           "ExpertError", "RolloutTeacher", "TrueDealTeacher", "eval_rounds", "evaluate_play",
+           "judge", "label_games", "load_labels", "make_teacher", "play_log_probs", "plot_evals",
+           "run_expert", "solver_measure", "targets", "train_round"]

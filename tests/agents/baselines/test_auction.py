@@ -26,6 +26,7 @@ from agents import make_agent
 from agents.arena.duplicate import play_duplicate
 from agents.baselines.auction import AuctionFit, auction_actions
 from agents.baselines.pimc import PimcAgent
+from agents.shipped import weights
 from agents.driver import act_rows, play_out
 
 
@@ -154,12 +155,18 @@ def test_pimc_with_a_bid_model_plays_legal_reproducible_hands(ruleset):
     assert 1 <= fs["distinct"] / fs["decisions"] <= 3
 
 
-def test_honest_continuations_play_whole_hands_and_value_plays_by_the_heuristics_play_out():
+NET = {"name": "neural", "path": weights("learned-standard.pt")}
+
+
+@pytest.mark.parametrize("rollout", ["heuristic", NET])
+def test_honest_continuations_play_whole_hands_and_value_plays_by_the_rollouts_play_out(
+        rollout):
     """``exact_tricks=0``: each play's value in a world is the bidding team's points when
-    the heuristic plays the world out after it, as ``play_out`` gives."""
+    the ``rollout`` agent (the heuristic, or a net) plays the world out after it, as
+    ``play_out`` gives."""
     game, tables, _ = _opened("standard", 4, seed=2)
     st = tables[0]
-    agent = PimcAgent(n_worlds=2, exact_tricks=0, seed=1).setup(game)
+    agent = PimcAgent(n_worlds=2, exact_tricks=0, rollout=rollout, seed=1).setup(game)
     worlds = worlds_from_state(game, st, 0, int(st.to_move[0]), 2,
                                np.random.default_rng(0)).states(game)
     legal = np.flatnonzero(worlds.legal[0, game.actions.play0:])
@@ -169,7 +176,7 @@ def test_honest_continuations_play_whole_hands_and_value_plays_by_the_heuristics
         for j, tile in enumerate(legal):
             one = worlds.take([k])
             pgame.step(one, np.array([game.actions.play0 + tile]))
-            play_out(pgame, one, make_agent("heuristic").setup(pgame), enc)
+            play_out(pgame, one, make_agent(rollout).setup(pgame), enc)
             assert values[k, j] == one.points[0, int(one.bidder[0]) & 1]
     play_out(game, st, agent)  # an illegal play raises
     assert (st.phase >= HAND_OVER).all()
@@ -180,7 +187,10 @@ def test_honest_continuations_play_whole_hands_and_value_plays_by_the_heuristics
     ({"bid_floor": 1.5}, "bid_floor must be"),
     ({"oversample": 0}, "oversample must be"),
     ({"bid_model": "nobody"}, "pimc bid_model: unknown agent 'nobody'"),
-    ({"exact_tricks": -1}, "exact_tricks must be")])
+    ({"exact_tricks": -1}, "exact_tricks must be"),
+    ({"rollout": "nobody"}, "pimc rollout: unknown agent 'nobody'"),
+    ({"rollout": "pimc"}, "pimc rollout: 'pimc' searches; the roll-outs need an agent that "
+                          "plays from its observations")])
 def test_bad_auction_settings_are_refused_by_name(options, says):
     with pytest.raises(ValueError, match=re.escape(says)):
         make_agent("pimc", **options)
