@@ -543,9 +543,10 @@ def evaluate_play(config: ExpertConfig, play: str, folder: Path) -> dict[str, di
     out = {}
     for name in ev.against:
         s = summaries[(STUDENT, name)]
-        out[name] = {"marks_per_hand": s["marks_per_hand"], "pairs": s["pairs"],
+        out[name] = {"marks_per_hand": [round(float(x), 4) for x in s["marks_per_hand"]],
+                     "pairs": s["pairs"],
                      **{key: None if np.isnan(s[f"{side}_made_rate"][0]) else
-                        float(s[f"{side}_made_rate"][0])
+                        round(float(s[f"{side}_made_rate"][0]), 4)
                         for key, side in (("made_rate", "a"), ("opponent_made_rate", "b"))}}
     return out
 

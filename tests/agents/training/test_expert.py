@@ -484,7 +484,7 @@ def test_evaluations_are_the_duplicate_matches_of_each_rounds_play_behind_the_sa
         stats = play_duplicate(game.rules, student, make_agent(
             {"name": "compose", "bid": "heuristic", "play": "heuristic"}), 6, seed=7)
         assert e["heuristic"]["marks_per_hand"] == pytest.approx(
-            summarize(stats, seed=7)["marks_per_hand"])
+            summarize(stats, seed=7)["marks_per_hand"], abs=5e-5)  # kept to 4 places
         assert e["heuristic"]["pairs"] == 6
     # each point: the positions labelled so far (held out too) and the run's seconds
     made = [m["made"] for m in out["rounds"]]
