@@ -52,6 +52,12 @@ play (any ``exact_tricks`` below the hand's tricks rolls out until that many are
 solves the rest). ``rollout`` names the agent that plays them (an agent that plays from its
 observations, e.g. ``neural:path=...``; the heuristic by default).
 
+A prior (``prior``: a net's agent, ``neural:path=...``): each legal play's score gains
+``prior_weight`` times the net's log-probability of it, in the unit that decides the play:
+worlds where the bid goes the mover's way (``objective="make"``, and nello's clean worlds),
+else points (sevens: tricks) summed over the worlds; so where the worlds barely separate two
+plays the net's choice decides.
+
 Its draws are keyed (``texas42_env.sampling``): a play decision's worlds come from a
 generator seeded by the decision's key, a hand's bidding worlds from one seeded by what the
 figures are cached under, so a seed and the deals fix its actions whatever the batch layout.
@@ -109,7 +115,7 @@ class PimcAgent(Agent):
                  bidding: str = "simulate", bid_eval: str = "playout",
                  exact_tricks: int | None = None, bid_model=None, bid_floor: float = 0.05,
                  oversample: int = 4, objective: str = "points", rollout="heuristic",
-                 seed: int = 0):
+                 prior=None, prior_weight: float = 1.0, seed: int = 0):
         for key, value, rule in (("n_worlds", n_worlds, whole(1)), ("bid_worlds", bid_worlds, whole(1)),
                                  ("make_prob", make_prob, number(0, 1)),
                                  ("marks_prob", marks_prob, number(0, 1)),
@@ -141,6 +147,12 @@ class PimcAgent(Agent):
         self.model = None if bid_model is None else _model(bid_model)
         self.rollout = rollout
         self.roller = None if rollout == "heuristic" else _model(rollout, "rollout")
+        check("prior_weight", prior_weight, number(0, 1000))
+        self.prior_weight = prior_weight
+        self.prior = None if prior is None else _model(prior, "prior")
+        if self.prior is not None and not hasattr(self.prior, "policy"):
+            raise ValueError(f"pimc prior: {prior!r} has no policy to weigh the moves by "
+                             "(neural:path=...)")
         self.auction = None
         self.fit_stats = {"decisions": 0, "effective": 0.0, "distinct": 0}
 
@@ -148,6 +160,8 @@ class PimcAgent(Agent):
         super().setup(game)
         if self.model is not None:
             self.auction = AuctionFit(game, self.model.setup(game), self.bid_floor)
+        if self.prior is not None:
+            self.prior.setup(game)
         # bidding with bidding="heuristic", and nello, sevens, plunge and splash bids, go to
         # the heuristic
         self.fallback = HeuristicAgent().setup(game)
@@ -158,10 +172,17 @@ class PimcAgent(Agent):
             raise ValueError("PimcAgent needs the table's context (it searches)")
         out = self.fallback.act(observations, masks)
         six = context.game.six
+        prior = None
+        if self.prior is not None:  # the prior's log-probabilities at the play decisions
+            play = np.flatnonzero(context.state.phase[context.tables] == PLAYING)
+            prior = np.zeros(masks.shape, np.float32)
+            if play.size:
+                prior[play] = self.prior.policy.log_probs(observations[play], masks[play])
         for i, (t, s) in enumerate(zip(context.tables, context.seats)):
             phase = int(context.state.phase[t])
             if phase == PLAYING:
-                out[i] = self._play(context, int(t), int(s), masks[i])
+                out[i] = self._play(context, int(t), int(s), masks[i],
+                                    None if prior is None else prior[i])
             elif six:  # bidding, declaring and the exchange: the six-player heuristic's
                 continue
             elif phase == BIDDING and self.bidding == "simulate":
@@ -171,7 +192,7 @@ class PimcAgent(Agent):
         return out
 
     # ------------------------------------------------------------------ play
-    def _play(self, ctx, t, s, mask) -> int:
+    def _play(self, ctx, t, s, mask, prior: np.ndarray | None = None) -> int:
         game, st = ctx.game, ctx.state
         p0 = game.actions.play0
         only = np.flatnonzero(mask[p0:])
@@ -194,6 +215,10 @@ class PimcAgent(Agent):
                 # the share of worlds where the bid is made decides; points break ties
                 made = mult @ bid_made(values, c, int(st.need[t]), game)
                 scores = scores + (1000 if mine else -1000) * made
+        if prior is not None:  # prior_weight worlds (or points) a nat of the prior
+            unit = 1000 if int(st.contract[t]) == NELLO or (
+                self.objective == "make" and int(st.contract[t]) != SEVENS) else 1
+            scores = scores + self.prior_weight * unit * prior[p0 + legal]
         return p0 + int(legal[np.argmax(scores)])
 
     def move_values(self, game, st: State, t: int, s: int, mask: np.ndarray

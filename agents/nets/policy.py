@@ -106,6 +106,22 @@ class Policy(nn.Module):
         return masks[:, self.play0:].any(1)
 
     @torch.no_grad()
+    def log_probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """float32 [n, actions]: each row's log-probabilities (-inf where illegal), play
+        decisions by the play net and the others by the bid net, as ``act`` draws from."""
+        obs = np.ascontiguousarray(obs, np.float32)
+        masks = np.ascontiguousarray(masks, dtype=bool)
+        out = np.full(masks.shape, -np.inf, np.float32)
+        play = self.is_play(masks)
+        for net, rows in ((self.play, np.flatnonzero(play)), (self.bid, np.flatnonzero(~play))):
+            if rows.size:
+                m = torch.from_numpy(masks[rows])
+                logits, _ = net(torch.from_numpy(obs[rows]), m)
+                lp = torch.log_softmax(safe_logits(logits, m), -1)
+                out[rows] = lp.masked_fill(~m, -torch.inf).numpy()
+        return out
+
+    @torch.no_grad()
     def act(self, obs: np.ndarray, masks: np.ndarray, generator: torch.Generator | None = None,
             greedy: bool = False, critic_obs: np.ndarray | None = None,
             uniforms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

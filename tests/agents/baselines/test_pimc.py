@@ -211,3 +211,67 @@ def test_pimc_plays_for_the_bid_or_for_points_by_its_objective(monkeypatch, obje
     assert sides == {True, False}
     with pytest.raises(ValueError, match="objective: 'marks'; allowed: points, make"):
         PimcAgent(objective="marks")
+
+
+def _net_tables(n: int, seed: int):
+    """One-table states of the standard game after the heuristic's auction, a few uniform
+    plays on (a table's count of them: its number mod 9), at a play decision with a choice."""
+    from agents import make_agent
+
+    game = Game(RulesConfig.make())
+    heuristic = make_agent("heuristic").setup(game)
+    enc = make_encoder(game)
+    rng = np.random.default_rng(seed)
+    st = game.reset(n, seed=seed)
+    out = []
+    for t in range(n):
+        one = st.take([t])
+        while one.phase[0] < PLAYING:
+            game.step(one, act_rows(game, one, heuristic, np.array([0]), enc))
+        for _ in range(t % 9):
+            if one.phase[0] == PLAYING:
+                game.step(one, uniform_legal(one.legal, rng))
+        if one.phase[0] == PLAYING and one.legal[0, game.actions.play0:].sum() >= 2:
+            out.append(one)
+    return game, out
+
+
+def test_a_net_prior_decides_where_its_weight_outweighs_the_worlds():
+    """prior_weight 0 plays as PIMC without one; at the largest weight PIMC plays the net's
+    likeliest tile wherever the net prefers it by more than the worlds can separate."""
+    from agents import make_agent
+    from agents.shipped import weights
+
+    net = {"name": "neural", "path": weights("learned-standard.pt")}
+    game, tables = _net_tables(40, seed=3)
+    assert len(tables) >= 12
+    enc = make_encoder(game)
+    policy = make_agent(net).setup(game).policy
+    agents = [PimcAgent(n_worlds=4, objective="make", seed=2, **extra).setup(game)
+              for extra in ({}, {"prior": net, "prior_weight": 0},
+                            {"prior": net, "prior_weight": 1000})]
+    plain, zero, heavy, best, clear = [], [], [], [], []
+    one = np.array([0])
+    for st in tables:
+        for agent, got in zip(agents, (plain, zero, heavy)):
+            got.append(int(act_rows(game, st, agent, one, enc)[0]))
+        lp = policy.log_probs(enc.encode(st, st.to_move[one], idx=one), st.legal[one])[0]
+        top2 = np.sort(lp)[-2:]
+        best.append(int(lp.argmax()))
+        clear.append(top2[1] - top2[0] > 0.02)  # 1000 x 1000 x 0.02 > any worlds' score
+    clear = np.array(clear)
+    assert plain == zero
+    assert clear.sum() >= 8
+    assert np.array_equal(np.array(heavy)[clear], np.array(best)[clear])
+    assert heavy != plain  # the check has teeth: the prior changed the play
+
+
+@pytest.mark.parametrize("options, says", [
+    ({"prior": "heuristic"}, "pimc prior: 'heuristic' has no policy to weigh the moves by"),
+    ({"prior": "nobody"}, "pimc prior: unknown agent 'nobody'"),
+    ({"prior_weight": -1}, "prior_weight must be")])
+def test_bad_prior_settings_are_refused_when_built(options, says):
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=re.escape(says)):
+        make_agent("pimc", **options)

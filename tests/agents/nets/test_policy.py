@@ -230,3 +230,16 @@ def test_perfect_critic_reads_its_own_view_and_leaves_the_policy_alone():
     # without the perfect view, the values are zeros (agents acting in a match never have it)
     _, _, v0 = policy.act(obs, masks, greedy=True)
     assert (v0 == 0).all()
+
+
+def test_log_probs_are_the_distribution_act_draws_from():
+    game = Game(RulesConfig.make())
+    policy = make_policy(game)
+    sharpen(policy)
+    obs, masks, _, _ = collect_decisions(game, 32, seed=7)
+    lp = policy.log_probs(obs, masks)
+    assert (lp[~masks] == -np.inf).all()
+    np.testing.assert_allclose(np.exp(lp).sum(1), 1, atol=1e-5)
+    actions, logp, _ = policy.act(obs, masks, greedy=True)
+    assert np.array_equal(actions, lp.argmax(1))
+    np.testing.assert_allclose(logp, lp[np.arange(len(lp)), actions], atol=1e-6)
