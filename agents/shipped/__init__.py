@@ -49,7 +49,8 @@ LINEUP = {
         # one net: its play from expert iteration on its own play-outs, its bidding then
         # trained by PPO for that play; on seed 100 each step beat the net before it
         # (experiments/learning: own_dev, finetune_own_dev, rollout_dev, rollout2_dev,
-        # reprice_dev)
+        # reprice_dev); then its play 12 rounds more (expert_long: its last round, fixed
+        # before measuring; its curve on seed 12345, eval.jsonl)
         "standard": lambda seed: {"name": "neural", "path": weights("learned-standard.pt")},
         "six-player": lambda seed: {"name": "neural", "path": weights("learned-six-player.pt")},
     },
