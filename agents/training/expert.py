@@ -558,6 +558,13 @@ def _eval_fault(value) -> str | None:
     return None
 
 
+def _measured(line: dict | None, ev: EvalConfig) -> bool:
+    """Whether the evaluation ``line`` holds every opponent of ``ev`` at its pairs and seed."""
+    return line is not None and line.get("seed", ev.seed) == ev.seed and all(
+        isinstance(line.get(name), dict) and line[name].get("pairs") == ev.pairs
+        for name in ev.against)
+
+
 def eval_rounds(rounds: int, every: int) -> list[int]:
     """The rounds evaluated after: the init's play (``INIT_ROUND``), every ``every``-th
     round and the last."""
@@ -574,15 +581,16 @@ def chunk_positions(run: Path, r: int, chunks: int) -> int:
 
 
 def plot_evals(run: Path) -> Path | None:
-    """``curves.png`` in ``run``: each evaluation's marks a hand (95% CI) against the
-    positions labelled so far, each point marked with the run's hours by then; None
-    before any evaluation."""
+    """``curves.png`` in ``run``: each round's latest evaluation, its marks a hand (95% CI)
+    against the positions labelled so far, each point marked with the run's hours by then;
+    None before any evaluation."""
     import matplotlib  # matplotlib: only to draw the plot
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # (after choosing the Agg backend)
 
-    evals = sorted(read_lines(run / "eval.jsonl", _eval_fault), key=lambda e: e["round"])
+    latest = {e["round"]: e for e in read_lines(run / "eval.jsonl", _eval_fault)}
+    evals = [latest[r] for r in sorted(latest)]  # each round's latest evaluation
     names = sorted({k for e in evals for k, v in e.items() if isinstance(v, dict)})
     if not names:
         return None
@@ -670,22 +678,24 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     student = init
     history = []
     evals_path = run / "eval.jsonl"
-    evaluated = {e["round"] for e in read_lines(evals_path, _eval_fault, what="an evaluation",
-                                                job="expert", error=ExpertError)}
+    # each round's latest evaluation: done where it holds every opponent of eval.against
+    # at eval.pairs and eval.seed (a rerun that changes them measures the round again)
+    evaluated = {e["round"]: e for e in read_lines(evals_path, _eval_fault, what="an evaluation",
+                                                   job="expert", error=ExpertError)}
     to_eval = eval_rounds(config.rounds, config.eval.every) if config.eval.against else []
     made_so_far, seconds_so_far = 0, 0.0
 
     def evaluate(r: int, play: str) -> None:
-        if r not in to_eval or r in evaluated:
+        if r not in to_eval or _measured(evaluated.get(r), config.eval):
             return
         if progress:
             progress(f"{'init' if r == INIT_ROUND else f'round {r}'} evaluation", 0, 1)
         res = evaluate_play(config, play, run / "eval" / (
             "init" if r == INIT_ROUND else f"round_{r}"))
         line = {"round": r, "positions": made_so_far, "seconds": round(seconds_so_far, 1),
-                **res}
+                "seed": config.eval.seed, **res}
         append_line(evals_path, line)
-        evaluated.add(r)
+        evaluated[r] = line
         for name, v in res.items():
             for k, x in zip(("marks_per_hand", "ci_low", "ci_high"), v["marks_per_hand"]):
                 writer.add_scalar(f"eval/{name}/{k}", x, r + 1)

@@ -507,6 +507,16 @@ def test_evaluations_may_be_added_on_a_rerun_and_change_nothing_the_rounds_made(
     lines = (tmp_path / "a/eval.jsonl").read_text()
     run_expert(ExpertConfig.from_dict({**plain, "eval": {**EVAL, "every": 2}}), tmp_path / "a")
     assert (tmp_path / "a/eval.jsonl").read_text() == lines  # evaluated once
+    # another opponent, or other pairs: the rounds are measured again, the last line counts
+    more = {**EVAL, "every": 2, "against": {**EVAL["against"], "random": "random"}}
+    run_expert(ExpertConfig.from_dict({**plain, "eval": more}), tmp_path / "a")
+    evals = read_lines(tmp_path / "a/eval.jsonl")
+    assert [e["round"] for e in evals] == [INIT_ROUND, 1, INIT_ROUND, 1]
+    assert evals[2]["heuristic"] == evals[0]["heuristic"]  # the same match, kept
+    assert evals[2]["random"]["pairs"] == 6 and "random" not in evals[0]
+    run_expert(ExpertConfig.from_dict({**plain, "eval": {**more, "pairs": 4}}), tmp_path / "a")
+    assert [e["heuristic"]["pairs"] for e in read_lines(tmp_path / "a/eval.jsonl")] == \
+        [6, 6, 6, 6, 4, 4]
 
 
 def test_the_rounds_evaluated_are_the_init_every_nth_and_the_last():
