@@ -90,18 +90,14 @@ PLAY_WORLDS, BID_WORLDS = 3, 4  # the salts of its keyed draws (with its seed)
 
 
 def _model(spec, key: str = "bid_model") -> Agent:
-    """The agent of ``bid_model`` (or ``rollout``): an agent, or its spec (a name,
-    ``NAME:KEY=VALUE`` or a dict)."""
+    """The agent of ``key`` (``bid_model``, ``rollout``, ``prior``): an agent, or its spec
+    (a name, ``NAME:KEY=VALUE`` or a dict)."""
     if isinstance(spec, Agent):
         return spec
     try:
-        agent = make_agent(spec)
+        return make_agent(spec)
     except (ValueError, TypeError, OSError) as e:
         raise ValueError(f"pimc {key}: {e}") from None
-    if key == "rollout" and agent.needs_state:
-        raise ValueError(f"pimc rollout: {spec!r} searches; the roll-outs need an agent that "
-                         "plays from its observations (heuristic, neural:path=...)")
-    return agent
 
 
 @register("pimc")
@@ -147,6 +143,9 @@ class PimcAgent(Agent):
         self.model = None if bid_model is None else _model(bid_model)
         self.rollout = rollout
         self.roller = None if rollout == "heuristic" else _model(rollout, "rollout")
+        if self.roller is not None and self.roller.needs_state:
+            raise ValueError(f"pimc rollout: {rollout!r} searches; the roll-outs need an agent "
+                             "that plays from its observations (heuristic, neural:path=...)")
         check("prior_weight", prior_weight, number(0, 1000))
         self.prior_weight = prior_weight
         self.prior = None if prior is None else _model(prior, "prior")

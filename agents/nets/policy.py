@@ -109,17 +109,24 @@ class Policy(nn.Module):
     def log_probs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """float32 [n, actions]: each row's log-probabilities (-inf where illegal), play
         decisions by the play net and the others by the bid net, as ``act`` draws from."""
-        obs = np.ascontiguousarray(obs, np.float32)
         masks = np.ascontiguousarray(masks, dtype=bool)
         out = np.full(masks.shape, -np.inf, np.float32)
+        for rows, m, lp, _ in self._heads(np.ascontiguousarray(obs, np.float32), masks):
+            out[rows] = lp.masked_fill(~m, -torch.inf).numpy()
+        return out
+
+    def _heads(self, obs: np.ndarray, masks: np.ndarray, critic_obs: np.ndarray | None = None):
+        """For the play decisions (by the play net), then the others (by the bid net), where
+        there are any: (their rows, their masks, log-probabilities, values), as tensors."""
         play = self.is_play(masks)
         for net, rows in ((self.play, np.flatnonzero(play)), (self.bid, np.flatnonzero(~play))):
-            if rows.size:
-                m = torch.from_numpy(masks[rows])
-                logits, _ = net(torch.from_numpy(obs[rows]), m)
-                lp = torch.log_softmax(safe_logits(logits, m), -1)
-                out[rows] = lp.masked_fill(~m, -torch.inf).numpy()
-        return out
+            if rows.size == 0:
+                continue
+            o = torch.from_numpy(obs[rows])
+            m = torch.from_numpy(np.ascontiguousarray(masks[rows], dtype=bool))
+            co = torch.from_numpy(critic_obs[rows]) if critic_obs is not None else None
+            logits, v = net(o, m, co)
+            yield rows, m, torch.log_softmax(safe_logits(logits, m), -1), v
 
     @torch.no_grad()
     def act(self, obs: np.ndarray, masks: np.ndarray, generator: torch.Generator | None = None,
@@ -134,15 +141,7 @@ class Policy(nn.Module):
         actions = np.zeros(n, np.int64)
         logp = np.zeros(n, np.float32)
         values = np.zeros(n, np.float32)
-        play = self.is_play(masks)
-        for net, rows in ((self.play, np.flatnonzero(play)), (self.bid, np.flatnonzero(~play))):
-            if rows.size == 0:
-                continue
-            o = torch.from_numpy(obs[rows])
-            m = torch.from_numpy(np.ascontiguousarray(masks[rows], dtype=bool))
-            co = torch.from_numpy(critic_obs[rows]) if critic_obs is not None else None
-            logits, v = net(o, m, co)
-            lp = torch.log_softmax(safe_logits(logits, m), -1)
+        for rows, m, lp, v in self._heads(obs, masks, critic_obs):
             if greedy:
                 a = lp.argmax(-1)
             elif uniforms is not None:

@@ -54,6 +54,7 @@ from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_chec
 from agents.nets.device import DEVICE, on_cpu, resolve_device
 from agents.runs import append_line, open_run, read_lines, report_resume, write_npz
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
+from agents.training.ppo_run import draw_evaluations
 
 FIRST_GAME = 5 << 40  # label games: their own deals
 ROUND_GAMES = 1 << 32  # game ids a round may use
@@ -156,10 +157,10 @@ def _spec(value) -> bool:
 
 
 SPEC = Rule(test=_spec, says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
+STUDENT = "student"  # the evaluations' name for the round's play net
 OPPONENTS = Rule("mapping", test=lambda v: all(isinstance(k, str) and k and k != STUDENT
                                                and _spec(x) for k, x in v.items()),
-                 says=f"a mapping of names (not {'student'!r}) to play agents' specs")
-STUDENT = "student"  # the evaluations' name for the round's play net
+                 says=f"a mapping of names (not {STUDENT!r}) to play agents' specs")
 
 
 @dataclass
@@ -551,13 +552,6 @@ def evaluate_play(config: ExpertConfig, play: str, folder: Path) -> dict[str, di
     return out
 
 
-def _eval_fault(value) -> str | None:
-    """What is wrong with a line of ``eval.jsonl`` (None: an evaluation)."""
-    if not isinstance(value, dict) or not isinstance(value.get("round"), int):
-        return "an object without its round"
-    return None
-
-
 def _measured(line: dict | None, ev: EvalConfig) -> bool:
     """Whether the evaluation ``line`` holds every opponent of ``ev`` at its pairs and seed."""
     return line is not None and line.get("seed", ev.seed) == ev.seed and all(
@@ -589,22 +583,13 @@ def plot_evals(run: Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # (after choosing the Agg backend)
 
-    latest = {e["round"]: e for e in read_lines(run / "eval.jsonl", _eval_fault)}
+    latest = {e["round"]: e for e in read_lines(run / "eval.jsonl", _round_fault)}
     evals = [latest[r] for r in sorted(latest)]  # each round's latest evaluation
-    names = sorted({k for e in evals for k, v in e.items() if isinstance(v, dict)})
-    if not names:
+    if not any(isinstance(v, dict) for e in evals for v in e.values()):
         return None
     fig, ax = plt.subplots(figsize=(9, 5))
-    for name in names:
-        pts = [e for e in evals if name in e]
-        x = [e["positions"] / 1e6 for e in pts]
-        m, lo, hi = (np.array([e[name]["marks_per_hand"][i] for e in pts]) for i in range(3))
-        ax.plot(x, m, marker="o", label=f"vs {name}")
-        ax.fill_between(x, lo, hi, alpha=0.2)
-        for xi, mi, e in zip(x, m, pts):
-            ax.annotate(f"{e['seconds'] / 3600:.1f} h", (xi, mi), fontsize=7,
-                        textcoords="offset points", xytext=(0, 6), ha="center")
-    ax.axhline(0, color="grey", lw=0.8)
+    names = draw_evaluations(ax, evals, lambda e: e["positions"] / 1e6,
+                             lambda e: f"{e['seconds'] / 3600:.1f} h")
     ax.set_xlabel("positions labelled (millions); each point's training hours above it")
     ax.set_ylabel("marks per hand, student's play - opponent's (95% CI)")
     pairs = evals[-1][names[0]]["pairs"]
@@ -623,8 +608,8 @@ def _checkpoint_path(run: Path, r: int) -> Path:
     return run / "checkpoints" / f"round_{r}.pt"
 
 
-def _metrics_fault(value) -> str | None:
-    """What is wrong with a line of ``metrics.jsonl`` (None: a round's metrics)."""
+def _round_fault(value) -> str | None:
+    """What is wrong with a line of ``metrics.jsonl`` or ``eval.jsonl`` (None: a round's)."""
     if not isinstance(value, dict) or not isinstance(value.get("round"), int):
         return "an object without its round"
     return None
@@ -663,7 +648,7 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     writer = SummaryWriter(str(run / "tb"))
     metrics_path = run / "metrics.jsonl"
     done_rounds = {m["round"]: m for m in read_lines(
-        metrics_path, _metrics_fault, what="a round's metrics", job="expert", error=ExpertError)}
+        metrics_path, _round_fault, what="a round's metrics", job="expert", error=ExpertError)}
     if resumed:
         trained = 0
         while trained < config.rounds and trained in done_rounds and \
@@ -680,7 +665,7 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     evals_path = run / "eval.jsonl"
     # each round's latest evaluation: done where it holds every opponent of eval.against
     # at eval.pairs and eval.seed (a rerun that changes them measures the round again)
-    evaluated = {e["round"]: e for e in read_lines(evals_path, _eval_fault, what="an evaluation",
+    evaluated = {e["round"]: e for e in read_lines(evals_path, _round_fault, what="an evaluation",
                                                    job="expert", error=ExpertError)}
     to_eval = eval_rounds(config.rounds, config.eval.every) if config.eval.against else []
     made_so_far, seconds_so_far = 0, 0.0
@@ -688,8 +673,9 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
     def evaluate(r: int, play: str) -> None:
         if r not in to_eval or _measured(evaluated.get(r), config.eval):
             return
+        what = "init evaluation" if r == INIT_ROUND else f"round {r} evaluation"
         if progress:
-            progress(f"{'init' if r == INIT_ROUND else f'round {r}'} evaluation", 0, 1)
+            progress(what, 0, 1)
         res = evaluate_play(config, play, run / "eval" / (
             "init" if r == INIT_ROUND else f"round_{r}"))
         line = {"round": r, "positions": made_so_far, "seconds": round(seconds_so_far, 1),
@@ -704,7 +690,7 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
         writer.flush()
         plot_evals(run)
         if progress:
-            progress(f"{'init' if r == INIT_ROUND else f'round {r}'} evaluation", 1, 1)
+            progress(what, 1, 1)
 
     evaluate(INIT_ROUND, latest_checkpoint(config.init))
     for r in range(config.rounds):

@@ -40,7 +40,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from tqdm import tqdm
@@ -577,13 +577,7 @@ def curves_figure(run_dir: str | Path):
     fig, axes = plt.subplots(3, 2, figsize=(11, 10))
     u = [m["update"] for m in metrics]
     ax = axes[0, 0]
-    names = sorted({k for e in evals for k in e if isinstance(e[k], dict)})
-    for name in names:
-        pts = [(e["update"], *e[name]["marks_per_hand"]) for e in evals if name in e]
-        x, m, lo, hi = map(list, zip(*pts))
-        ax.plot(x, m, marker="o", label=f"vs {name}")
-        ax.fill_between(x, lo, hi, alpha=0.2)
-    ax.axhline(0, color="grey", lw=0.8)
+    names = draw_evaluations(ax, evals, lambda e: e["update"])
     ax.set_title("duplicate evaluation (95% CI)")
     ax.set_ylabel("marks per hand (learner - opponent)")
     if names:
@@ -610,6 +604,26 @@ def curves_figure(run_dir: str | Path):
     fig.suptitle(f"run {run_dir.resolve().name}\n{config_line(config)}", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def draw_evaluations(ax, evals: list[dict], x: Callable[[dict], float],
+                     note: Callable[[dict], str] | None = None) -> list[str]:
+    """Each opponent's duplicate evaluations (``eval.jsonl`` lines: opponent -> its
+    ``marks_per_hand`` [estimate, low, high]) on ``ax`` against ``x(line)``, the 95% CI as a
+    band, each point labelled ``note(line)`` where given, and the zero line. Returns the
+    opponents' names."""
+    names = sorted({k for e in evals for k in e if isinstance(e[k], dict)})
+    for name in names:
+        pts = [e for e in evals if name in e]
+        xs = [x(e) for e in pts]
+        m, lo, hi = (list(v) for v in zip(*(e[name]["marks_per_hand"] for e in pts)))
+        ax.plot(xs, m, marker="o", label=f"vs {name}")
+        ax.fill_between(xs, lo, hi, alpha=0.2)
+        for xi, mi, e in zip(xs, m, pts) if note else ():
+            ax.annotate(note(e), (xi, mi), fontsize=7, textcoords="offset points",
+                        xytext=(0, 6), ha="center")
+    ax.axhline(0, color="grey", lw=0.8)
+    return names
 
 
 def config_line(config: dict) -> str:
@@ -660,5 +674,5 @@ def _eval_line(update: int, res: dict) -> str:
 
 
 __all__ = ["EvalConfig", "TrainConfig", "TrainingInterrupted", "WarmStartConfig", "config_line",
-           "curves_figure", "evaluate", "plot_run", "policy_from_checkpoint", "resume_point",
+           "curves_figure", "draw_evaluations", "evaluate", "plot_run", "policy_from_checkpoint", "resume_point",
            "run_training"]
