@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from texas42_env.core import Game
 from texas42_env.observation import make_encoder
+from texas42_env.rules import RulesConfig
 from texas42_env.sampling import decision_keys, keyed_random
 
 from agents.base import Agent
@@ -28,8 +30,13 @@ def policy_from_checkpoint(data: dict, path="checkpoint") -> Policy:
     (``algorithm.ema``: what it acts with); ``CheckpointError`` if its weights do not fit."""
     m = data["model"]
     try:
+        config = ModelConfig(**m["config"])
+        # a move-ranking head's features follow from the rules the net was trained for
+        game = Game(RulesConfig.from_options(data["rules"]["ruleset"],
+                                             data["rules"].get("options", {}))) \
+            if config.ranking else None
         policy = Policy(int(m["obs_size"]), int(m["n_actions"]), int(m["play0"]),
-                        ModelConfig(**m["config"]), int(m.get("critic_size", 0)))
+                        config, int(m.get("critic_size", 0)), game)
         policy.load_state_dict(m.get("ema_state_dict") or m["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{path}: its model does not load: {e}") from None

@@ -12,18 +12,27 @@ A net is an MLP trunk (``hidden`` units, ``layers`` deep, ReLU) with two heads: 
 and a value, the expected reward of the seat's team from here (marks of the hand by default).
 With a perfect-information critic (``critic="perfect"``) the value head is a separate MLP that
 reads the perfect-information view (all hands); the policy never sees it.
+
+The play net may also have a move-ranking head (``ranking`` units; ``agents.nets.moves``):
+each tile's logit plus a score of the trunk's features of the position and that tile's
+features as a candidate play (wins the trick now, can be beaten, count at stake...). Its
+output layer starts at zero, so a head added to a trained net (``with_ranking``) leaves its
+play as it was until it is trained.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
 from torch import nn
 
+from texas42_env import tiles as T
 from texas42_env.config import one_of, setting, validate, whole
+
+from .moves import NAMES, MoveFeatures
 
 NEG = -1e9  # the logit of an illegal action
 
@@ -38,6 +47,8 @@ class ModelConfig:
     bid_layers: int = setting(2, whole(1))
     # "shared": a value head on the policy's trunk; "perfect": a critic that sees every hand
     critic: str = setting("shared", one_of("shared", "perfect", noun="critic"))
+    # units of the play net's move-ranking head (0: none; agents/nets/moves.py)
+    ranking: int = setting(0, whole(0))
 
     def __post_init__(self):
         validate(self, "model.")
@@ -58,11 +69,21 @@ class PolicyNet(nn.Module):
     """Observation -> (masked logits over every action, value)."""
 
     def __init__(self, obs_size: int, n_actions: int, hidden: int, layers: int,
-                 critic_size: int = 0):
+                 critic_size: int = 0, ranking: int = 0, moves: MoveFeatures | None = None):
         super().__init__()
         self.trunk = mlp(obs_size, hidden, layers)
         self.logits = nn.Linear(hidden, n_actions)
         self.critic_size = critic_size
+        self.ranking = ranking
+        if ranking:  # the move-ranking head over the last N_TILES actions (the tile plays)
+            if moves is None:
+                raise ValueError("a move-ranking head needs the game's move features")
+            self.moves = moves
+            self.rank_position = nn.Linear(hidden, ranking)
+            self.rank_move = nn.Linear(len(NAMES), ranking)
+            self.rank_out = nn.Linear(ranking, 1)
+            nn.init.zeros_(self.rank_out.weight)
+            nn.init.zeros_(self.rank_out.bias)
         if critic_size:  # a perfect-information critic of its own
             self.critic = nn.Sequential(mlp(critic_size, hidden, layers), nn.Linear(hidden, 1))
         else:
@@ -81,7 +102,13 @@ class PolicyNet(nn.Module):
             c = self.critic[0](critic_obs) if critic else None
         if bf16:
             h, c = h.float(), c.float() if critic else None
-        logits = self.logits(h).masked_fill(~mask, NEG)
+        logits = self.logits(h)
+        if self.ranking:
+            z = self.rank_move(self.moves(obs))  # [rows, tile, units]; in place: a fresh
+            z = torch.relu_(z.add_(self.rank_position(h)[:, None, :]))  # one costs more
+            n = logits.shape[1] - T.N_TILES
+            logits = torch.cat([logits[:, :n], logits[:, n:] + self.rank_out(z).squeeze(-1)], 1)
+        logits = logits.masked_fill(~mask, NEG)
         if self.critic_size:
             value = self.critic[1](c).squeeze(-1) if critic else torch.zeros(obs.shape[0])
         else:
@@ -93,13 +120,26 @@ class Policy(nn.Module):
     """The bidding net and the play net of one agent."""
 
     def __init__(self, obs_size: int, n_actions: int, play0: int, config: ModelConfig,
-                 critic_size: int = 0):
+                 critic_size: int = 0, game=None):
+        """``game``: the ``Game`` it plays, needed only for a move-ranking head."""
         super().__init__()
         self.obs_size, self.n_actions, self.play0 = obs_size, n_actions, play0
         self.config = config
+        self.critic_size = critic_size
+        if config.ranking and game is None:
+            raise ValueError("a play net with a move-ranking head (model.ranking) needs the game "
+                             "it plays: Policy(..., game=)")
+        if config.ranking and n_actions - play0 != T.N_TILES:
+            raise ValueError(f"a move-ranking head scores {T.N_TILES} tile plays; this action "
+                             f"space has {n_actions - play0}")
+        moves = MoveFeatures(game) if config.ranking else None
+        if moves is not None and moves.size != obs_size:
+            raise ValueError(f"the game's observations have {moves.size} entries, "
+                             f"not {obs_size}")
         c = critic_size if config.critic == "perfect" else 0
         self.bid = PolicyNet(obs_size, n_actions, config.bid_hidden, config.bid_layers, c)
-        self.play = PolicyNet(obs_size, n_actions, config.hidden, config.layers, c)
+        self.play = PolicyNet(obs_size, n_actions, config.hidden, config.layers, c,
+                              config.ranking, moves)
 
     def is_play(self, masks: np.ndarray | torch.Tensor):
         """Which rows are play decisions (their legal actions are tile plays)."""
@@ -155,6 +195,25 @@ class Policy(nn.Module):
         return actions, logp, values
 
 
+def with_ranking(policy: Policy, units: int, game) -> Policy:
+    """``policy`` with a move-ranking head of ``units`` on its play net (a new ``Policy``:
+    the same weights, the head's output at zero, so it plays as ``policy`` does); ``policy``
+    itself where it has one of that size already. ``ValueError`` where it has another."""
+    have = policy.config.ranking
+    if have == units:
+        return policy
+    if have:
+        raise ValueError(f"the play net has a move-ranking head of {have} units already, "
+                         f"not {units}")
+    grown = Policy(policy.obs_size, policy.n_actions, policy.play0,
+                   replace(policy.config, ranking=units), policy.critic_size, game)
+    missing, unexpected = grown.load_state_dict(policy.state_dict(), strict=False)
+    assert not unexpected and all(k.startswith("play.rank_") for k in missing), \
+        (missing, unexpected)
+    grown.train(policy.training)
+    return grown
+
+
 def safe_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """``logits`` (masked) with every row that has a legal action safe to sample and to
     argmax: a row with a NaN or +inf legal logit, or whose legal logits are all at most
@@ -196,4 +255,5 @@ def inverse_cdf(probs: np.ndarray, masks: np.ndarray, uniforms: np.ndarray) -> n
     return np.where(total > 0, a, first).astype(np.int64)
 
 
-__all__ = ["ModelConfig", "Policy", "PolicyNet", "inverse_cdf", "mlp", "safe_logits"]
+__all__ = ["ModelConfig", "Policy", "PolicyNet", "inverse_cdf", "mlp", "safe_logits",
+           "with_ranking"]

@@ -52,6 +52,7 @@ from agents.baselines.pimc import good_at, mover_utility
 from agents.driver import act_rows, play_out
 from agents.nets.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
 from agents.nets.device import DEVICE, on_cpu, resolve_device
+from agents.nets.policy import with_ranking
 from agents.runs import append_line, open_run, read_lines, report_resume, write_npz
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
 from agents.training.ppo_run import draw_evaluations
@@ -62,7 +63,7 @@ MAX_PLAYS = 9  # the most legal tiles of a decision (a six-player hand holds 9)
 
 
 # settings newer than some run folders: their values there
-ADDED = {"objective": "points", "target": "softmax", "window": 0}
+ADDED = {"objective": "points", "target": "softmax", "window": 0, "ranking": 0}
 TRUE_DEAL = "true_deal"  # the teacher that solves the label game's own deal
 ROLLOUT = "rollout"  # the teacher that plays each move out on it with the student
 
@@ -206,6 +207,9 @@ class ExpertConfig:
     # a teacher whose values are the student's own, rollout, goes stale with its student)
     window: int = setting(0, whole(0))
     value_weight: float = setting(0.5, number(0, 100))
+    # units of a move-ranking head added to the init's play net (agents/nets/moves.py; it
+    # starts at zero, so round 0's labels are the init's own play; 0: the init's net as is)
+    ranking: int = setting(0, whole(0))
     epochs: int = setting(3, whole(1))
     minibatch: int = setting(512, whole(1))
     lr: float = setting(3e-4, number(1e-7, 1))
@@ -638,6 +642,14 @@ def run_expert(config: ExpertConfig, run: str | os.PathLike,
                              f"({policy.obs_size} observations, {policy.n_actions} actions; "
                              f"{config.ruleset} has {enc.size} and {game.n_actions})",
                              value=config.init)
+    if config.ranking:
+        try:
+            policy = with_ranking(policy, config.ranking, game)
+        except ValueError as e:
+            raise ExpertError.at("ranking", str(e), value=config.ranking) from None
+        model = {k: v for k, v in init["model"].items() if k != "ema_state_dict"}
+        init = {**init, "model": {**model, "config": policy.config.to_dict(),
+                                  "state_dict": on_cpu(policy.state_dict())}}
     try:
         backend = Backend(config.backend, config.workers, config.ray.address)
     except BackendError as e:

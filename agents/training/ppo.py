@@ -136,6 +136,8 @@ def _weight(w) -> bool:
 
 
 WEIGHT = Rule(test=_weight, says="a weight >= 0 or [start, end]")
+SPEC = Rule(test=lambda v: isinstance(v, (str, dict)) and bool(v),
+            says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
 
 
 @dataclass(frozen=True)
@@ -145,15 +147,28 @@ class OpponentsConfig:
     Each weight is a number or ``[start, end]``, interpolated linearly over the run's
     updates; a table's opponent is drawn in proportion. ``pool`` draws a past snapshot
     (taken every ``snapshot_every`` updates, the newest ``pool_size`` kept); until the first
-    snapshot exists its weight goes to ``self_play``.
+    snapshot exists its weight goes to ``self_play``. ``search`` is the agent
+    ``search_agent`` (PIMC by default; slow: a small weight goes far).
+
+    A league (``prioritize`` above 0): the share of the tables not in self-play is split
+    among the other opponents in proportion to each one's weight times its loss rate to the
+    power ``prioritize`` (prioritized fictitious self-play, as AlphaStar's league): a
+    kind's loss rate is the share of hands the learner's team lost to it (half for a
+    draw), averaged over updates with decay ``prioritize_decay`` from 0.5, so the learner
+    meets more of those it loses to. 0 keeps the weights as they are.
     """
 
     self_play: Weight = setting(0.5, WEIGHT)
     pool: Weight = setting(0.3, WEIGHT)
     heuristic: Weight = setting(0.2, WEIGHT)
     random: Weight = setting(0.0, WEIGHT)
+    search: Weight = setting(0.0, WEIGHT)
+    search_agent: Any = setting(default_factory=lambda: {"name": "pimc", "n_worlds": 8},
+                                rule=SPEC)
     snapshot_every: int = setting(10, whole(1))
     pool_size: int = setting(10, whole(1))
+    prioritize: float = setting(0.0, number(0, 20))
+    prioritize_decay: float = setting(0.9, number(0, below=1))
 
     def __post_init__(self):
         validate(self, "opponents.")
@@ -166,15 +181,22 @@ class OpponentsConfig:
         w = getattr(self, kind)
         return (float(w[0]), float(w[-1])) if isinstance(w, (list, tuple)) else (float(w),) * 2
 
-    def weights(self, progress: float, pool_ready: bool) -> np.ndarray:
-        """The schedule's weights at ``progress`` in [0, 1], normalised."""
+    def weights(self, progress: float, pool_ready: bool,
+                losses: np.ndarray | None = None) -> np.ndarray:
+        """The schedule's weights at ``progress`` in [0, 1], normalised; with ``prioritize``,
+        the opponents' other than self-play tilted by ``losses`` (per kind, in [0, 1])."""
         w = np.array([a + (b - a) * progress for a, b in map(self._ends, OPPONENT_KINDS)])
         if not pool_ready:
             w[0] += w[1]
             w[1] = 0
         if w.sum() <= 0:
             w[0] = 1
-        return w / w.sum()
+        w = w / w.sum()
+        if self.prioritize and losses is not None:
+            tilted = w[1:] * np.asarray(losses, np.float64)[1:] ** self.prioritize
+            if tilted.sum() > 0:
+                w[1:] = w[1:].sum() * tilted / tilted.sum()
+        return w
 
 
 @dataclass
@@ -219,18 +241,21 @@ class Trainer:
             raise ValueError(f"precision: fp32 or bf16, not {precision!r}")
         self.precision = precision
         self.settings = RolloutSettings(rules.ruleset, rules.options(), model, model.critic,
-                                        ppo.reward, ppo.baseline, seed, ppo.tables)
+                                        ppo.reward, ppo.baseline, seed, ppo.tables,
+                                        opponents.search_agent)
         self.worker = RolloutWorker(self.settings)  # this process's (actors: 0)
         self.game, self.encoder = self.worker.game, self.worker.encoder
         self.critic_encoder = self.worker.critic_encoder
         torch.manual_seed(seed)
         critic_size = self.critic_encoder.size if self.critic_encoder else 0
         self.policy = Policy(self.encoder.size, self.game.n_actions, self.game.actions.play0,
-                             model, critic_size).to(self.device)
+                             model, critic_size, self.game).to(self.device)
         self.optimizer = torch.optim.Adam(self.trained_parameters(), lr=ppo.lr, eps=1e-5,
                                           foreach=True)
         self.generator = torch.Generator().manual_seed(seed)
         self.pool: list[dict[str, torch.Tensor]] = []  # CPU copies, oldest first
+        # per opponent kind: the share of hands the learner lost to it, decayed (the league)
+        self.losses = np.full(len(OPPONENT_KINDS), 0.5)
         self.ema: dict[str, torch.Tensor] | None = None  # with cfg.ema: the averaged weights
         self.update = 0  # updates done
         self.samples = 0
@@ -275,7 +300,7 @@ class Trainer:
         if pool is None:
             self._sync_pool()
             pool = tuple(self._shared_pool)
-        w = self.opp.weights(update / max(1, self.updates), bool(pool))
+        w = self.opp.weights(update / max(1, self.updates), bool(pool), self.losses)
         size = self.cfg.deal_block
         return [BlockTask(update, k, first, min(size, self.cfg.tables - first), weights,
                           pool, tuple(float(x) for x in w))
@@ -308,7 +333,20 @@ class Trainer:
         finally:
             for sh in flight.shared:
                 self._release(sh)
-        return merge(parts, flight.tasks[0].schedule)
+        ro = merge(parts, flight.tasks[0].schedule)
+        self._score(ro)
+        return ro
+
+    def _score(self, ro: Rollout) -> None:
+        """Fold a rollout's results per opponent kind into ``losses`` (and its stats)."""
+        d = self.opp.prioritize_decay
+        kind, mine = ro.tables["kind"], ro.tables["mine"]
+        for i, k in enumerate(OPPONENT_KINDS[1:], start=1):
+            sel = kind == i
+            if sel.any():
+                lost = float(np.mean((mine[sel] < 0) + 0.5 * (mine[sel] == 0)))
+                self.losses[i] = d * self.losses[i] + (1 - d) * lost
+            ro.stats[f"league/loss_rate_{k}"] = float(self.losses[i])
 
     def rollout(self) -> Rollout:
         """The next update's samples, played now with the current weights (by the actors,
@@ -519,7 +557,7 @@ class Trainer:
 
     def state_dict(self) -> dict[str, Any]:
         return {"model": self.model_dict(), "optimizer": on_cpu(self.optimizer.state_dict()),
-                "pool": self.pool,
+                "pool": self.pool, "losses": self.losses.tolist(),
                 "rng": {"torch": self.generator.get_state(),
                         "torch_global": torch.get_rng_state()},
                 "step": {"update": self.update, "samples": self.samples, "hands": self.hands},
@@ -542,6 +580,7 @@ class Trainer:
                                              for k, v in ema.items()}
         self.optimizer.load_state_dict(data["optimizer"])  # (onto the parameters' device)
         self.pool = [on_cpu(p) for p in data["pool"]]
+        self.losses = np.array(data.get("losses", [0.5] * len(OPPONENT_KINDS)), np.float64)
         self.generator.set_state(data["rng"]["torch"])
         torch.set_rng_state(data["rng"]["torch_global"])
         self.update = int(data["step"]["update"])

@@ -47,10 +47,11 @@ from tqdm import tqdm
 
 from texas42_env.config import (RULES, Rule, build, check_rules, number, one_of, setting, validate,
                                 whole)
+from texas42_env.core import Game
 from texas42_env.rules import RULESETS, ConfigError, RulesConfig
 
 from agents.arena.duplicate import play_duplicate, summarize
-from agents.base import REGISTRY, spec_name
+from agents.base import REGISTRY, make_agent, spec_name
 from agents.baselines.neural import NeuralAgent, policy_from_checkpoint
 from agents.nets.checkpoint import (CheckpointError, checkpoint_update, checkpoints_in,
                                     latest_checkpoint, load_checkpoint, save_checkpoint)
@@ -169,7 +170,8 @@ class TrainConfig:
                                ("warm_start", WarmStartConfig)))
         registered = sorted(REGISTRY)
         for where, name in [("eval.against", a) for a in ev.against] + \
-                [("warm_start.agent", spec_name(warm.agent))]:
+                [("warm_start.agent", spec_name(warm.agent)),
+                 ("opponents.search_agent", spec_name(opp.search_agent))]:
             if name not in REGISTRY:
                 raise ConfigError.unknown(where, name, registered, noun="agent")
             if where == "eval.against" and getattr(REGISTRY[name], "needs_state", False):
@@ -177,6 +179,13 @@ class TrainConfig:
                                   "choose an agent that plays from observations",
                                   key=where, value=name,
                                   allowed="an agent that plays from observations")
+        if max(opp._ends("search")) > 0:
+            try:  # its settings named before any work (its search's own errors say why)
+                make_agent(opp.search_agent).setup(Game(rules))
+            except (ValueError, TypeError) as e:
+                raise ConfigError(f"opponents.search_agent: {e}", key="opponents.search_agent",
+                                  value=opp.search_agent, allowed="an agent spec that plays "
+                                  f"{rules.ruleset}") from None
         return rules, model, ppo, opp, ev, warm
 
 
@@ -642,7 +651,9 @@ def config_line(config: dict) -> str:
              f"{model['bid_layers']}, critic {model['critic']}",
              f"lr {algo['lr']}",
              "opponents " + ", ".join(f"{k} {opp[k]}" for k in ("self_play", "pool", "heuristic",
-                                                                "random")),
+                                                                "random"))
+             + (f", search {opp['search']} ({opp['search_agent']})" if opp["search"] else "")
+             + (f", league (prioritize {opp['prioritize']})" if opp["prioritize"] else ""),
              f"warm start: {warm['hands']} hands of {warm['agent']}" if warm["hands"]
              else "no warm start"]
     return "\n".join(textwrap.wrap("; ".join(parts), 120))

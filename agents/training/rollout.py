@@ -5,7 +5,7 @@ blocks of ``deal_block`` tables. ``RolloutWorker.play(BlockTask)`` plays one blo
 their ends on the core with the observation encoder, as the arena does: at each table one
 team is the learner's (drawn at random) and the other an opponent drawn from the schedule
 (the current policy itself, ``self_play``: both teams learn; a past snapshot from the pool;
-the heuristic; random). Every decision of a learner seat is a sample. ``merge`` joins the
+the heuristic; random; a search agent, ``search``). Every decision of a learner seat is a sample. ``merge`` joins the
 blocks' samples, in block order, into the update's ``Rollout``.
 
 A block's every draw (its opponents, the learner's team at each table, the sampled actions)
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -33,11 +34,12 @@ from texas42_env.rules import RulesConfig
 from texas42_env.sampling import uniform_legal
 
 from agents.base import make_agent
+from agents.driver import act_rows
 from agents.baselines.pimc import bid_made
 from agents.nets.policy import ModelConfig, Policy
 from agents.scale.backend import Shared, forget
 
-OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random")
+OPPONENT_KINDS = ("self_play", "pool", "heuristic", "random", "search")
 ROLLOUT_STREAM = 0x5EED_B10C  # the block generators' own key (no other draw uses it)
 
 
@@ -118,6 +120,7 @@ class RolloutSettings:
     baseline: str  # "critic" or "solver"
     seed: int
     tables: int  # an update's tables (the deals' game ids)
+    search: Any = None  # the search opponent's agent spec (built when first drawn)
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,7 @@ class RolloutWorker:
             if s.critic == "perfect" else None
         self._policies: dict[str, Policy] = {}  # by the Shared key of their weights
         self._heuristic = None
+        self._search = None
         # the encoders' compiled kernels loaded now, not in the first block an actor plays
         warm = self.game.reset(2, seed=s.seed)  # (two: the batch kernel)
         for encoder in (self.encoder, self.critic_encoder):
@@ -164,7 +168,8 @@ class RolloutWorker:
             c = self.critic_encoder.size if self.critic_encoder else 0
             with torch.random.fork_rng(devices=[]):  # its initial weights are replaced: the
                 p = Policy(self.encoder.size, self.game.n_actions,  # process's own draws
-                           self.game.actions.play0, self.settings.model, c)  # stay as were
+                           self.game.actions.play0, self.settings.model, c,  # stay as
+                           self.game)  # they were
             p.load_state_dict(weights.get())
             p.eval()
             self._policies[weights.key] = p
@@ -295,6 +300,12 @@ class RolloutWorker:
             if self._heuristic is None:
                 self._heuristic = make_agent("heuristic").setup(self.game)
             actions[rows[sel]] = self._heuristic.act(obs[sel], masks[sel])
+        sel = k == OPPONENT_KINDS.index("search")
+        if sel.any():  # a search reads the table (its draws keyed by the decision)
+            if self._search is None:
+                self._search = make_agent(self.settings.search).setup(self.game)
+            actions[rows[sel]] = act_rows(self.game, st, self._search, rows[sel],
+                                          self.encoder, seats[rows[sel]], obs[sel])
         pool_rows = k == OPPONENT_KINDS.index("pool")
         for j in np.unique(member[rows[pool_rows]]):
             sel = pool_rows & (member[rows] == j)

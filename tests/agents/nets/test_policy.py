@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.nets.policy import NEG, ModelConfig, Policy
+from agents.nets.policy import NEG, ModelConfig, Policy, with_ranking
 from texas42_env.actions import PLAY
 from texas42_env.core import HAND_OVER, PLAYING, Game
 from texas42_env.actions import NO_ACTION
@@ -243,3 +243,36 @@ def test_log_probs_are_the_distribution_act_draws_from():
     actions, logp, _ = policy.act(obs, masks, greedy=True)
     assert np.array_equal(actions, lp.argmax(1))
     np.testing.assert_allclose(logp, lp[np.arange(len(lp)), actions], atol=1e-6)
+
+
+@pytest.mark.parametrize("ruleset", ["standard", "six-player"])
+def test_a_ranking_head_added_to_a_net_plays_as_it_did_until_trained(ruleset):
+    game = Game(RulesConfig.make(ruleset))
+    policy = make_policy(game)
+    sharpen(policy)
+    obs, masks, _, _ = collect_decisions(game, 24, seed=5)
+    grown = with_ranking(policy, 16, game)
+    assert grown.config.ranking == 16 and policy.config.ranking == 0
+    assert np.array_equal(grown.log_probs(obs, masks), policy.log_probs(obs, masks))
+    assert with_ranking(grown, 16, game) is grown
+    with pytest.raises(ValueError, match="16 units already"):
+        with_ranking(grown, 8, game)
+    # a trained head moves the play logits only: the bids stay as they were
+    with torch.no_grad():
+        grown.play.rank_out.weight.normal_(generator=torch.Generator().manual_seed(1))
+    after = grown.log_probs(obs, masks)
+    play = grown.is_play(masks)
+    assert np.array_equal(after[~play], policy.log_probs(obs, masks)[~play])
+    assert not np.allclose(after[play], policy.log_probs(obs, masks)[play])
+    # and every action it picks is legal
+    actions, _, _ = grown.act(obs, masks, greedy=True)
+    assert masks[np.arange(len(masks)), actions].all()
+
+
+def test_a_ranking_head_needs_the_game():
+    game = Game(RulesConfig.make())
+    with pytest.raises(ValueError, match="needs the game"):
+        make_policy(game, ModelConfig(hidden=32, layers=1, bid_hidden=16, bid_layers=1,
+                                      ranking=8))
+    with pytest.raises(ValueError, match="ranking"):
+        ModelConfig(ranking=-1)

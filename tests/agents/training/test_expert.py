@@ -30,9 +30,9 @@ from agents.driver import play_out
 from agents.arena.duplicate import play_duplicate, summarize
 from agents.training.expert import (INIT_ROUND, ROLLOUT, TRUE_DEAL, ExpertConfig, ExpertError,
                                     RolloutTeacher, TrueDealTeacher, _centred_error,
-                                    eval_rounds, judge, label_games, load_labels, make_teacher,
-                                    play_log_probs, run_expert, solver_measure, targets,
-                                    train_round)
+                                    chunk_path, eval_rounds, judge, label_games, load_labels,
+                                    make_teacher, play_log_probs, run_expert, solver_measure,
+                                    targets, train_round)
 from agents.runs import read_lines
 
 from helpers import ROOT
@@ -536,3 +536,40 @@ def test_the_rounds_evaluated_are_the_init_every_nth_and_the_last():
 def test_bad_evaluation_settings_are_named(evaluation, says):
     with pytest.raises(ExpertError, match=re.escape(says)):
         ExpertConfig.from_dict({"init": "somewhere", **SMALL, "eval": evaluation})
+
+
+def test_a_ranking_head_starts_from_the_inits_play_and_its_rounds_load_by_path(tmp_path):
+    game, policy, init = _init(tmp_path)
+    small = {**SMALL, "teacher": "rollout", "objective": "make", "target": "improve"}
+    plain = run_expert(ExpertConfig(init=init, rounds=1, **small), tmp_path / "plain")
+    ranked = run_expert(ExpertConfig(init=init, rounds=1, ranking=8, **small),
+                        tmp_path / "ranked")
+    # round 0's labels are the init's own play either way: the head starts at zero
+    for k in range(SMALL["hands"] // SMALL["chunk_hands"]):
+        a = np.load(chunk_path(tmp_path / "plain", 0, k))
+        b = np.load(chunk_path(tmp_path / "ranked", 0, k))
+        assert a.files == b.files and all(np.array_equal(a[f], b[f]) for f in a.files)
+    data = load_checkpoint(ranked["checkpoint"])
+    assert data["model"]["config"]["ranking"] == 8
+    trained = policy_from_checkpoint(data)
+    assert trained.config.ranking == 8 and trained.play.rank_out.weight.abs().sum() > 0
+    assert policy_from_checkpoint(load_checkpoint(plain["checkpoint"])).config.ranking == 0
+    agent = make_agent(f"neural:path={ranked['checkpoint']}").setup(game)
+    obs, masks = _play_rows(game)
+    assert masks[np.arange(len(masks)), agent.act(obs, masks)].all()
+    # a rerun with another head size on a ranked init is refused, naming the key
+    with pytest.raises(ExpertError, match="ranking.*8 units already"):
+        run_expert(ExpertConfig(init=ranked["checkpoint"], rounds=1, ranking=4, **small),
+                   tmp_path / "other")
+
+
+def _play_rows(game: Game):
+    """Observations and masks of the first play decisions of random hands."""
+    enc = make_encoder(game)
+    st = game.reset(8, seed=2)
+    rng = np.random.default_rng(0)
+    while not (st.phase == PLAYING).any():
+        game.step(st, np.array([rng.choice(np.flatnonzero(r)) if r.any() else NO_ACTION
+                                for r in st.legal]))
+    rows = np.flatnonzero(st.phase == PLAYING)
+    return enc.encode(st, st.to_move[rows], rows), st.legal[rows].copy()

@@ -76,20 +76,42 @@ def sample_origins(ro: Rollout, log) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------- configuration
 def test_schedule_weights_interpolate_linearly_over_the_run():
     opp = OpponentsConfig(self_play=[1.0, 0.0], pool=0, heuristic=(0.0, 1.0), random=0.5)
-    np.testing.assert_allclose(opp.weights(0.0, True), np.array([1, 0, 0, 0.5]) / 1.5)
-    np.testing.assert_allclose(opp.weights(0.5, True), np.array([0.5, 0, 0.5, 0.5]) / 1.5)
-    np.testing.assert_allclose(opp.weights(1.0, True), np.array([0, 0, 1, 0.5]) / 1.5)
-    np.testing.assert_allclose(opp.weights(0.25, True), np.array([0.75, 0, 0.25, 0.5]) / 1.5)
-    assert OPPONENT_KINDS == ("self_play", "pool", "heuristic", "random")
+    np.testing.assert_allclose(opp.weights(0.0, True), np.array([1, 0, 0, 0.5, 0]) / 1.5)
+    np.testing.assert_allclose(opp.weights(0.5, True), np.array([0.5, 0, 0.5, 0.5, 0]) / 1.5)
+    np.testing.assert_allclose(opp.weights(1.0, True), np.array([0, 0, 1, 0.5, 0]) / 1.5)
+    np.testing.assert_allclose(opp.weights(0.25, True), np.array([0.75, 0, 0.25, 0.5, 0]) / 1.5)
+    assert OPPONENT_KINDS == ("self_play", "pool", "heuristic", "random", "search")
 
 
 def test_pool_weight_goes_to_self_play_until_a_snapshot_exists():
     opp = OpponentsConfig(self_play=0.2, pool=[0.6, 0.2], heuristic=0.2, random=0)
-    np.testing.assert_allclose(opp.weights(0.0, False), [0.8, 0, 0.2, 0])
-    np.testing.assert_allclose(opp.weights(0.0, True), [0.2, 0.6, 0.2, 0])
-    np.testing.assert_allclose(opp.weights(1.0, False), np.array([0.4, 0, 0.2, 0]) / 0.6)
+    np.testing.assert_allclose(opp.weights(0.0, False), [0.8, 0, 0.2, 0, 0])
+    np.testing.assert_allclose(opp.weights(0.0, True), [0.2, 0.6, 0.2, 0, 0])
+    np.testing.assert_allclose(opp.weights(1.0, False), np.array([0.4, 0, 0.2, 0, 0]) / 0.6)
     only_pool = OpponentsConfig(self_play=0, pool=1, heuristic=0)
-    np.testing.assert_allclose(only_pool.weights(0.3, False), [1, 0, 0, 0])
+    np.testing.assert_allclose(only_pool.weights(0.3, False), [1, 0, 0, 0, 0])
+
+
+def test_a_league_splits_the_tables_not_in_self_play_by_weight_times_loss_rate():
+    base = dict(self_play=0.4, pool=0.2, heuristic=0.2, random=0.1, search=0.1)
+    losses = np.array([0.5, 0.2, 0.8, 0.1, 0.9])
+    plain = OpponentsConfig(**base)
+    np.testing.assert_allclose(plain.weights(0, True, losses), [0.4, 0.2, 0.2, 0.1, 0.1])
+    league = OpponentsConfig(**base, prioritize=2)
+    tilted = np.array([0.2, 0.2, 0.1, 0.1]) * losses[1:] ** 2
+    want = [0.4, *(0.6 * tilted / tilted.sum())]
+    np.testing.assert_allclose(league.weights(0, True, losses), want)
+    # self-play keeps its share, the pool none before its first snapshot
+    w = league.weights(0, False, losses)
+    assert w[0] == pytest.approx(0.6) and w[1] == 0
+    # equal loss rates (the start: 0.5 each) leave the weights as they are
+    np.testing.assert_allclose(league.weights(0, True, np.full(5, 0.5)), plain.weights(0, True))
+    # kinds never lost to keep their weights rather than leave the others nothing to draw
+    np.testing.assert_allclose(league.weights(0, True, np.zeros(5)), plain.weights(0, True))
+    for key, value in (("prioritize", -1), ("prioritize_decay", 1.0), ("search", -0.5),
+                       ("search_agent", "")):
+        with pytest.raises(ValueError, match=f"opponents.{key}"):
+            OpponentsConfig(**{key: value})
 
 
 @pytest.mark.parametrize("kind, value", [
@@ -386,7 +408,9 @@ def test_the_learner_return_is_its_teams_marks_against_the_other_opponents():
 @pytest.mark.parametrize("opponents", [
     dict(self_play=0.4, pool=0.3, heuristic=0.3, snapshot_every=1),
     dict(self_play=0.3, pool=0.2, heuristic=0.2, random=0.3, snapshot_every=1),
-], ids=["pool-heuristic", "with-random"])
+    dict(self_play=0.2, pool=0.2, heuristic=0.3, random=0.3, snapshot_every=1, prioritize=3,
+         prioritize_decay=0.5),
+], ids=["pool-heuristic", "with-random", "league"])
 def test_a_saved_trainer_continues_exactly(tmp_path, opponents):
     a = make_trainer(opponents=opponents, seed=13)
     a.train_update()
@@ -397,9 +421,39 @@ def test_a_saved_trainer_continues_exactly(tmp_path, opponents):
         a.train_update()
         b.train_update()
     assert b.update == a.update == 3 and b.samples == a.samples
+    assert np.array_equal(a.losses, b.losses)
     sa, sb = a.policy.state_dict(), b.policy.state_dict()
     for key in sa:
         assert torch.equal(sa[key], sb[key]), key
+
+
+def test_the_search_opponent_plays_as_its_agent_and_its_hands_are_scored():
+    # with the heuristic as the search agent, the search kind's tables play as the heuristic's
+    as_search = make_trainer(seed=21, opponents=dict(self_play=0, pool=0, heuristic=0,
+                                                     search=1, search_agent="heuristic"))
+    as_heuristic = make_trainer(seed=21, opponents=HEURISTIC)
+    a, b = as_search.rollout(), as_heuristic.rollout()
+    for key in ("obs", "actions", "rewards", "logp"):
+        assert np.array_equal(getattr(a, key), getattr(b, key)), key
+    assert a.stats["rollout/return_vs_search"] == b.stats["rollout/return_vs_heuristic"]
+    # the league's loss rate is the share of hands lost (half a draw), folded in from 0.5
+    mine = a.tables["mine"]
+    lost = np.mean((mine < 0) + 0.5 * (mine == 0))
+    d = as_search.opp.prioritize_decay
+    assert as_search.losses[OPPONENT_KINDS.index("search")] == pytest.approx(
+        d * 0.5 + (1 - d) * lost)
+    assert a.stats["league/loss_rate_search"] == pytest.approx(d * 0.5 + (1 - d) * lost)
+    assert as_search.losses[OPPONENT_KINDS.index("random")] == 0.5  # not met: unchanged
+
+
+def test_pimc_as_the_search_opponent_plays_whole_hands():
+    trainer = make_trainer(seed=22, tables=8, opponents=dict(
+        self_play=0, pool=0, heuristic=0, search=1,
+        search_agent={"name": "pimc", "n_worlds": 2}))
+    ro, log, st = traced_rollout(trainer)
+    assert ro.hands == 8 and (st.phase >= HAND_OVER).all()
+    assert sum(int(e["opponent"].sum()) for e in log) > 0
+    assert "rollout/return_vs_search" in ro.stats
 
 
 def test_a_perfect_information_critic_trains():

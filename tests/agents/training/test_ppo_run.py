@@ -170,6 +170,10 @@ def test_ctrl_c_stops_after_the_update_in_progress_and_saves_a_whole_checkpoint(
     (dict(eval=dict(against=["pimc"])), "searches"),
     (dict(algorithm=dict(reward="game")), "reward"),
     (dict(algorithm=dict(tables="many")), "algorithm"),
+    (dict(opponents=dict(search=0.1, search_agent="nosuch")), "nosuch"),
+    (dict(opponents=dict(search=0.1, search_agent={"name": "pimc", "n_worlds": 0})),
+     "opponents.search_agent"),
+    (dict(opponents=dict(prioritize=-1)), "opponents.prioritize"),
 ])
 def test_bad_training_settings_are_named_before_training(over, named):
     with pytest.raises(ConfigError, match=named):
@@ -317,6 +321,15 @@ def test_the_long_config_warm_starts_and_meets_the_heuristic_most():
     rules, model, ppo, opp, ev, warm = config.parts()
     assert warm.hands > 0 and warm.agent == "heuristic"
     assert opp.weights(0.5, True).argmax() == 2  # the heuristic is the likeliest opponent
+
+
+def test_the_league_config_meets_pimc_and_prioritizes_its_opponents():
+    config = TrainConfig.from_dict(compose(name="league"))
+    rules, model, ppo, opp, ev, warm = config.parts()
+    assert opp.prioritize > 0 and opp.search > 0 and opp.search_agent["name"] == "pimc"
+    assert ppo.baseline == "solver" and Path(ROOT / config.init).is_file()
+    w = opp.weights(0.5, True, np.array([0.5, 0.5, 0.5, 0.5, 0.9]))
+    assert w[4] > opp.weights(0.5, True)[4]  # more PIMC where the learner loses more to it
 
 
 def test_the_six_player_env_group_gives_a_valid_config():
