@@ -55,8 +55,7 @@ class MoveFeatures(nn.Module):
         super().__init__()
         enc = make_encoder(game)
         self.size = enc.size
-        self.S, self.C, self.n_contracts = game.n_seats, game.rules.copies, \
-            game.actions.n_contracts
+        self.S, self.C = game.n_seats, game.rules.copies
         self._fields = {f.name: (f.offset, f.size) for f in enc.fields}
         tab = game.rules.tables
         n = T.N_TILES
