@@ -55,6 +55,7 @@ from agents.nets.device import DEVICE, on_cpu, resolve_device
 from agents.nets.policy import with_ranking
 from agents.runs import append_line, open_run, read_lines, report_resume, write_npz
 from agents.scale.backend import KINDS, Backend, BackendError, RayConfig
+from agents.training.ppo import SPEC, is_spec
 from agents.training.ppo_run import draw_evaluations
 
 FIRST_GAME = 5 << 40  # label games: their own deals
@@ -153,14 +154,9 @@ class ExpertError(ConfigError):
     """A bad expert-iteration config or run folder."""
 
 
-def _spec(value) -> bool:
-    return isinstance(value, (str, dict)) and bool(value)
-
-
-SPEC = Rule(test=_spec, says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
 STUDENT = "student"  # the evaluations' name for the round's play net
 OPPONENTS = Rule("mapping", test=lambda v: all(isinstance(k, str) and k and k != STUDENT
-                                               and _spec(x) for k, x in v.items()),
+                                               and is_spec(x) for k, x in v.items()),
                  says=f"a mapping of names (not {STUDENT!r}) to play agents' specs")
 
 

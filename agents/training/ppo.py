@@ -136,8 +136,14 @@ def _weight(w) -> bool:
 
 
 WEIGHT = Rule(test=_weight, says="a weight >= 0 or [start, end]")
-SPEC = Rule(test=lambda v: isinstance(v, (str, dict)) and bool(v),
-            says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
+
+
+def is_spec(value) -> bool:
+    """Whether ``value`` reads as an agent spec (a name, NAME:KEY=VALUE,... or a mapping)."""
+    return isinstance(value, (str, dict)) and bool(value)
+
+
+SPEC = Rule(test=is_spec, says="an agent spec (a name, NAME:KEY=VALUE,... or a mapping)")
 
 
 @dataclass(frozen=True)
@@ -593,5 +599,5 @@ class Trainer:
              "pool": [on_cpu(p) for p in pending["pool"]]}
 
 
-__all__ = ["OPPONENT_KINDS", "THREADS", "OpponentsConfig", "PPOConfig", "Rollout", "Trainer",
-           "thread_count", "use_threads"]
+__all__ = ["OPPONENT_KINDS", "SPEC", "THREADS", "OpponentsConfig", "PPOConfig", "Rollout",
+           "Trainer", "is_spec", "thread_count", "use_threads"]

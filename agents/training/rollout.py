@@ -5,8 +5,8 @@ blocks of ``deal_block`` tables. ``RolloutWorker.play(BlockTask)`` plays one blo
 their ends on the core with the observation encoder, as the arena does: at each table one
 team is the learner's (drawn at random) and the other an opponent drawn from the schedule
 (the current policy itself, ``self_play``: both teams learn; a past snapshot from the pool;
-the heuristic; random; a search agent, ``search``). Every decision of a learner seat is a sample. ``merge`` joins the
-blocks' samples, in block order, into the update's ``Rollout``.
+the heuristic; random; a search agent, ``search``). Every decision of a learner seat is a
+sample. ``merge`` joins the blocks' samples, in block order, into the update's ``Rollout``.
 
 A block's every draw (its opponents, the learner's team at each table, the sampled actions)
 comes from generators keyed by (run seed, update, block), and it plays with the weights the
