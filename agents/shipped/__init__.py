@@ -50,7 +50,8 @@ LINEUP = {
         # trained by PPO for that play; on seed 100 each step beat the net before it
         # (experiments/learning: own_dev, finetune_own_dev, rollout_dev, rollout2_dev,
         # reprice_dev); then its play 12 rounds more (expert_long: its last round, fixed
-        # before measuring; its curve on seed 12345, eval.jsonl)
+        # before measuring; its curve on seed 12345, eval.jsonl); then a move-ranking head
+        # on its play net and 12 rounds more (section 11: round 11, fixed on seed 100)
         "standard": lambda seed: {"name": "neural", "path": weights("learned-standard.pt")},
         "six-player": lambda seed: {"name": "neural", "path": weights("learned-six-player.pt")},
     },
