@@ -51,7 +51,8 @@ LINEUP = {
         # (experiments/learning: own_dev, finetune_own_dev, rollout_dev, rollout2_dev,
         # reprice_dev); then its play 12 rounds more (expert_long: its last round, fixed
         # before measuring; its curve on seed 12345, eval.jsonl); then a move-ranking head
-        # on its play net and 12 rounds more (section 11: round 11, fixed on seed 100)
+        # on its play net and 30 rounds more (section 11: 12, then 18; each candidate fixed
+        # on seed 100)
         "standard": lambda seed: {"name": "neural", "path": weights("learned-standard.pt")},
         "six-player": lambda seed: {"name": "neural", "path": weights("learned-six-player.pt")},
     },
